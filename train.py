@@ -1,0 +1,301 @@
+"""
+Train a GPT on one device or several.
+
+One device (GPU, or CPU for small runs):
+$ python train.py config/train_shakespeare_char.py --batch_size=32 --compile=False
+Several GPUs of one node with DDP (gloo instead of NCCL when the devices are CPUs):
+$ torchrun --standalone --nproc_per_node=4 train.py config/train_gpt2.py
+Across nodes, on the first node (and --node_rank=1 on the second):
+$ torchrun --nproc_per_node=8 --nnodes=2 --node_rank=0 --master_addr=10.0.0.1 --master_port=29500 train.py
+"""
+import os
+import sys
+import math
+import time
+import pickle
+import hashlib
+import resource
+from contextlib import nullcontext
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from model import GPTConfig, GPT, gpu_peak_flops
+from configurator import configure
+
+# -----------------------------------------------------------------------------
+# default config values: GPT-2 (124M) on OpenWebText
+# I/O
+out_dir = 'out'
+eval_interval = 2000
+log_interval = 1
+eval_iters = 200
+eval_only = False  # evaluate once and exit
+always_save_checkpoint = True  # else only when val loss improves
+init_from = 'scratch'  # 'scratch' or 'resume' (from out_dir/ckpt.pt)
+# wandb logging (WANDB_MODE=offline works without a network)
+wandb_log = False
+wandb_project = 'owt'
+wandb_run_name = 'gpt2'
+# data: train.bin / val.bin (and meta.pkl for char-level) in data_root/dataset
+dataset = 'openwebtext'
+data_root = 'data'
+gradient_accumulation_steps = 5 * 8  # to emulate larger batches; split across DDP ranks
+batch_size = 12  # micro-batch size
+block_size = 1024
+# model
+arch = 'gpt2'  # 'gpt2' or 'llama'
+n_layer = 12
+n_head = 12
+n_kv_head = None  # llama: key/value heads (grouped-query attention); None = n_head
+n_embd = 768
+dropout = 0.0
+bias = False  # gpt2: biases in Linears and LayerNorms
+rope_theta = 10000.0
+kernels = 'auto'  # 'auto' (Triton where it can run), 'triton' or 'torch'
+# AdamW
+learning_rate = 6e-4
+max_iters = 600000
+weight_decay = 1e-1
+beta1 = 0.9
+beta2 = 0.95
+grad_clip = 1.0  # 0 disables clipping
+# learning rate: linear warmup, then cosine decay to min_lr
+decay_lr = True
+warmup_iters = 2000
+lr_decay_iters = 600000  # ~ max_iters, per Chinchilla
+min_lr = 6e-5  # ~ learning_rate / 10, per Chinchilla
+# system
+device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
+dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
+compile = True  # torch.compile the model
+seed = 1337
+# -----------------------------------------------------------------------------
+config = configure(globals())
+ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta')
+
+def fail(message):
+    """A user error: one line, non-zero exit, no traceback."""
+    sys.exit(f"error: {message}")
+
+# devices and DDP -------------------------------------------------------------
+if device == 'auto':
+    device = 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+device_type = 'cuda' if 'cuda' in device else 'mps' if 'mps' in device else 'cpu'
+if device_type == 'cuda' and not torch.cuda.is_available():
+    fail(f"device={device} but CUDA is not available here; use --device=cpu")
+ddp = int(os.environ.get('RANK', -1)) != -1  # launched by torchrun?
+if ddp:
+    dist.init_process_group(backend='nccl' if device_type == 'cuda' else 'gloo')
+    ddp_rank, ddp_local_rank, ddp_world_size = int(os.environ['RANK']), int(os.environ['LOCAL_RANK']), int(os.environ['WORLD_SIZE'])
+    if device_type == 'cuda':
+        device = f'cuda:{ddp_local_rank}'
+        torch.cuda.set_device(device)
+    master_process = ddp_rank == 0  # logs, evaluates and checkpoints
+    if gradient_accumulation_steps % ddp_world_size:
+        fail(f"gradient_accumulation_steps={gradient_accumulation_steps} must be a multiple of the {ddp_world_size} DDP ranks")
+    gradient_accumulation_steps //= ddp_world_size
+else:
+    ddp_rank, ddp_world_size, master_process = 0, 1, True
+if not master_process:  # one copy of every log line
+    sys.stdout = open(os.devnull, 'w')
+tokens_per_iter = gradient_accumulation_steps * ddp_world_size * batch_size * block_size
+print(f"tokens per iteration: {tokens_per_iter:,} ({ddp_world_size} rank(s) x {gradient_accumulation_steps} "
+      f"micro-steps x {batch_size} x {block_size})")
+if master_process:
+    os.makedirs(out_dir, exist_ok=True)
+torch.manual_seed(seed + ddp_rank)
+torch.backends.cuda.matmul.allow_tf32 = True
+torch.backends.cudnn.allow_tf32 = True
+
+if dtype == 'auto':
+    dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
+ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}.get(dtype)
+if ptdtype is None:
+    fail(f"dtype must be 'auto', 'float32', 'bfloat16' or 'float16', got {dtype!r}")
+ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
+gpu_name, peak_flops = gpu_peak_flops(device)
+print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
+      + (f"{peak_flops / 1e12:.0f} TFLOP/s bf16 peak" if peak_flops else "no known peak"))
+
+# data --------------------------------------------------------------------------
+data_dir = os.path.join(data_root, dataset)
+for split in ('train', 'val'):
+    path = os.path.join(data_dir, f'{split}.bin')
+    if not os.path.exists(path):
+        fail(f"{path} not found: prepare the dataset first, e.g. python data/{dataset}/prepare.py")
+    if os.path.getsize(path) // 2 <= block_size:
+        fail(f"{path} has {os.path.getsize(path) // 2} tokens, too few for block_size={block_size}")
+
+def get_batch(split):
+    # a new memmap per batch: a long-lived one grows the process's memory (numpy keeps pages)
+    data = np.memmap(os.path.join(data_dir, f'{split}.bin'), dtype=np.uint16, mode='r')
+    ix = torch.randint(len(data) - block_size, (batch_size,))
+    x = torch.stack([torch.from_numpy(data[i:i + block_size].astype(np.int64)) for i in ix])
+    y = torch.stack([torch.from_numpy(data[i + 1:i + 1 + block_size].astype(np.int64)) for i in ix])
+    if device_type == 'cuda':  # pinned host memory lets the copy overlap with compute
+        return x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
+    return x.to(device), y.to(device)
+
+meta_path = os.path.join(data_dir, 'meta.pkl')
+meta_vocab_size = None
+if os.path.exists(meta_path):
+    with open(meta_path, 'rb') as f:
+        meta_vocab_size = pickle.load(f)['vocab_size']
+    print(f"vocab_size = {meta_vocab_size} (from {meta_path})")
+
+# model -------------------------------------------------------------------------
+iter_num = 0
+best_val_loss = 1e9
+model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
+                  bias=bias, vocab_size=meta_vocab_size or 50304, dropout=dropout, rope_theta=rope_theta)
+ckpt_path = os.path.join(out_dir, 'ckpt.pt')
+checkpoint = None
+if init_from == 'resume':
+    if not os.path.exists(ckpt_path):
+        fail(f"init_from='resume' but there is no checkpoint at {ckpt_path}: train with init_from='scratch' first, "
+             f"or set out_dir to the run to resume")
+    print(f"resuming from {ckpt_path}")
+    try:
+        checkpoint = torch.load(ckpt_path, map_location=device, weights_only=True)
+    except Exception as e:
+        fail(f"cannot read checkpoint {ckpt_path}: {str(e).splitlines()[0]}")
+    saved = checkpoint['model_args']
+    differ = [k for k in ARCH_KEYS if GPTConfig(**saved).__dict__[k] != GPTConfig(**model_args).__dict__[k]]
+    if differ:
+        fail(f"checkpoint {ckpt_path} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ) + " but this run asks for "
+             + ", ".join(f"{k}={model_args[k]!r}" for k in differ) + ": use the checkpoint's settings or another out_dir")
+elif init_from != 'scratch':
+    fail(f"init_from must be 'scratch' or 'resume', got {init_from!r}")
+try:
+    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type)
+except ValueError as e:
+    fail(e)
+if checkpoint is not None:
+    try:
+        model.load_state_dict(checkpoint['model'])
+    except RuntimeError as e:
+        fail(f"checkpoint {ckpt_path} does not fit the model: {str(e).splitlines()[0]}")
+    iter_num, best_val_loss = checkpoint['iter_num'], checkpoint['best_val_loss']
+    print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
+model.to(device)
+
+scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
+optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type)
+if checkpoint is not None:
+    optimizer.load_state_dict(checkpoint['optimizer'])
+    scaler.load_state_dict(checkpoint['scaler'])
+checkpoint = None  # free the memory
+
+raw_model = model  # what is saved and what the MFU is computed on
+if compile:
+    print("compiling the model... (takes a minute)")
+    model = torch.compile(model)
+if ddp:
+    model = DDP(model, device_ids=[ddp_local_rank] if device_type == 'cuda' else None)
+
+@torch.no_grad()
+def estimate_loss():
+    out = {}
+    model.eval()
+    for split in ('train', 'val'):
+        losses = torch.zeros(eval_iters)
+        for k in range(eval_iters):
+            X, Y = get_batch(split)
+            with ctx:
+                _, loss = model(X, Y)
+            losses[k] = loss.item()
+        out[split] = losses.mean().item()
+    model.train()
+    return out
+
+def get_lr(it):
+    if it < warmup_iters:
+        return learning_rate * (it + 1) / (warmup_iters + 1)
+    if it > lr_decay_iters:
+        return min_lr
+    decay_ratio = (it - warmup_iters) / (lr_decay_iters - warmup_iters)
+    return min_lr + 0.5 * (1.0 + math.cos(math.pi * decay_ratio)) * (learning_rate - min_lr)
+
+def peak_memory_mib():
+    if device_type == 'cuda':
+        return torch.cuda.max_memory_allocated(device) / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # the process's peak RSS (KiB on Linux)
+
+def save_checkpoint():
+    ckpt = {'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict(), 'scaler': scaler.state_dict(),
+            'model_args': model_args, 'iter_num': iter_num, 'best_val_loss': best_val_loss, 'config': config}
+    tmp = ckpt_path + '.tmp'
+    torch.save(ckpt, tmp)
+    os.replace(tmp, ckpt_path)  # a crash mid-write leaves the previous checkpoint whole
+    print(f"saved checkpoint to {ckpt_path}")
+
+if wandb_log and master_process:
+    import wandb
+    wandb.init(project=wandb_project, name=wandb_run_name, config=config)
+    wandb.run.summary['kernels'] = raw_model.kernels
+
+# training loop -------------------------------------------------------------------
+X, Y = get_batch('train')
+t0 = time.time()
+while True:
+    lr = get_lr(iter_num) if decay_lr else learning_rate
+    for param_group in optimizer.param_groups:
+        param_group['lr'] = lr
+
+    if iter_num % eval_interval == 0 and master_process:
+        losses = estimate_loss()
+        print(f"step {iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
+        if wandb_log:
+            wandb.log({'iter': iter_num, 'train/loss': losses['train'], 'val/loss': losses['val'], 'lr': lr})
+        if losses['val'] < best_val_loss or always_save_checkpoint:
+            best_val_loss = min(best_val_loss, losses['val'])
+            if iter_num > 0:
+                save_checkpoint()
+    if iter_num == 0 and eval_only:
+        break
+
+    # forward/backward with gradient accumulation; under DDP, gradients are only
+    # all-reduced on the last micro-step
+    for micro_step in range(gradient_accumulation_steps):
+        if ddp:
+            model.require_backward_grad_sync = (micro_step == gradient_accumulation_steps - 1)
+        with ctx:
+            logits, loss = model(X, Y)
+            loss = loss / gradient_accumulation_steps
+        X, Y = get_batch('train')  # the next batch loads while the GPU works
+        scaler.scale(loss).backward()
+    if grad_clip != 0.0:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    scaler.step(optimizer)
+    scaler.update()
+    optimizer.zero_grad(set_to_none=True)
+
+    t1 = time.time()
+    dt, t0 = t1 - t0, t1
+    if iter_num % log_interval == 0 and master_process:
+        lossf = loss.item() * gradient_accumulation_steps  # a host sync: only on log steps
+        mfu = raw_model.estimate_mfu(tokens_per_iter / ddp_world_size, dt, peak_flops)
+        print(f"iter {iter_num}: loss {lossf:.4f}, time {dt * 1000:.2f}ms, {tokens_per_iter / dt:,.0f} tok/s, "
+              f"mfu {'n/a' if mfu is None else f'{mfu * 100:.2f}%'}, mem {peak_memory_mib():,.0f} MiB")
+        if wandb_log:
+            wandb.log({'iter': iter_num, 'train/loss_step': lossf, 'lr': lr, 'tokens_per_s': tokens_per_iter / dt,
+                       'mfu': mfu, 'peak_mem_mib': peak_memory_mib()})
+    iter_num += 1
+    if iter_num > max_iters:
+        break
+
+if ddp:  # DDP keeps replicas in step; check it once, cheaply, at the end
+    digest = hashlib.sha256(b''.join(p.detach().float().cpu().numpy().tobytes() for p in raw_model.parameters())).hexdigest()
+    digests = [None] * ddp_world_size
+    dist.all_gather_object(digests, digest)
+    if len(set(digests)) == 1:
+        print(f"ddp: weights identical on all {ddp_world_size} ranks (sha256 {digest[:12]})")
+    else:
+        print(f"ddp: WARNING: weights differ across ranks: {digests}")
+    dist.destroy_process_group()
+if wandb_log and master_process:
+    wandb.finish()
