@@ -124,11 +124,33 @@ for name, r in step_results.items():
 results['train_step'] = step_results
 
 # 2. ops -------------------------------------------------------------------------
+def graph_ms(fn, calls=10):
+    """GPU milliseconds per fn() without launch overhead: `calls` calls captured in one
+    CUDA graph and replayed. None on a CPU or where capture fails."""
+    if not cuda:
+        return None
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # warm-up off the capture, as CUDA graphs require
+            for _ in range(3):
+                fn()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(calls):
+                fn()
+        return time_ms(graph.replay, 20) / calls
+    except Exception as e:
+        print(f"  CUDA graph capture failed: {type(e).__name__}: {str(e).splitlines()[0][:100]}")
+        return None
+
 def bench_layer_norm(M, N):
-    """Time kernels.layer_norm against F.layer_norm eager and compiled at (M, N). Inputs
-    rotate among enough copies to overflow the L2 cache, so bandwidth is DRAM's."""
+    """kernels.layer_norm against F.layer_norm eager and compiled at (M, N): time per call
+    as an eager loop sees it (launch overhead included), and GPU time (CUDA graph).
+    Inputs rotate among copies that overflow the L2 cache, so bandwidth is DRAM's."""
     es = torch.finfo(ptdtype).bits // 8
-    copies = max(1, -(-200 * 2**20 // (3 * M * N * es)))
+    copies = max(2, -(-200 * 2**20 // (3 * M * N * es)))
     xs = [torch.randn(M, N, device=device, dtype=ptdtype, requires_grad=True) for _ in range(copies)]
     dys = [torch.randn(M, N, device=device, dtype=ptdtype) for _ in range(copies)]
     w = torch.randn(N, device=device, dtype=ptdtype, requires_grad=True)
@@ -138,31 +160,31 @@ def bench_layer_norm(M, N):
     if cuda:
         compiled = torch.compile(kernels.layer_norm_ref, dynamic=False)
         impls['compile'] = lambda x: compiled(x, w, b)
-    out = {}
-    for impl, f in impls.items():
-        calls = iter(range(10**9))
+    # minimum traffic: the forward reads x and writes y; the backward reads x, dy, writes dx
+    nbytes = {'fwd': 2 * M * N * es, 'fwdbwd': 5 * M * N * es}
+    out, rows = {}, []
+    for pass_ in ('fwd', 'fwdbwd'):
+        for impl, f in impls.items():
+            calls = iter(range(10**9))
 
-        def fwd():
-            return f(xs[next(calls) % copies])
+            def run():
+                k = next(calls) % copies
+                y = f(xs[k])
+                return y if pass_ == 'fwd' else torch.autograd.grad(y, (xs[k], w, b), dys[k])
 
-        def fwdbwd():
-            k = next(calls) % copies
-            return torch.autograd.grad(f(xs[k]), (xs[k], w, b), dys[k])
-
-        out[impl] = dict(fwd_ms=time_ms(fwd, 50), fwdbwd_ms=time_ms(fwdbwd, 50))
-    # minimum traffic: forward reads x, writes y; backward reads x and dy, writes dx
-    fwd_bytes, fwdbwd_bytes = 2 * M * N * es, 5 * M * N * es
+            call, gpu = time_ms(run, 50), graph_ms(run)
+            out[f'{impl}_{pass_}'] = dict(call_ms=call, gpu_ms=gpu, gpu_GBps=gpu and nbytes[pass_] / gpu / 1e6)
+        t = {impl: out[f'{impl}_{pass_}']['gpu_ms'] or out[f'{impl}_{pass_}']['call_ms'] for impl in impls}
+        rows.append([f"{M}x{N}", pass_] + [
+            f"{out[f'{impl}_{pass_}']['call_ms'] * 1e3:.0f} / "
+            + (f"{t[impl] * 1e3:.1f} ({nbytes[pass_] / t[impl] / 1e6:,.0f})" if cuda else 'n/a') for impl in impls]
+            + [f"{t['torch'] / t['triton']:.2f}x", f"{t['compile'] / t['triton']:.2f}x" if cuda else 'n/a'])
     y_t, y_k = impls['torch'](xs[0]), impls['triton'](xs[0])
-    dx_t, = torch.autograd.grad(y_t, xs[0], dys[0])
-    dx_k, = torch.autograd.grad(y_k, xs[0], dys[0])
+    (dx_t,), (dx_k,) = torch.autograd.grad(y_t, xs[0], dys[0]), torch.autograd.grad(y_k, xs[0], dys[0])
     out['max_abs_diff_y'] = (y_t.float() - y_k.float()).abs().max().item()
     out['max_abs_diff_dx'] = (dx_t.float() - dx_k.float()).abs().max().item()
-    rows = []
-    for pass_, nbytes in (('fwd', fwd_bytes), ('fwdbwd', fwdbwd_bytes)):
-        t = {impl: out[impl][f'{pass_}_ms'] for impl in impls}
-        rows.append([f"{M}x{N}", pass_] + [f"{t[impl] * 1e3:.1f} ({nbytes / t[impl] / 1e6:,.0f})" for impl in impls]
-                    + [f"{t['torch'] / t['triton']:.2f}x", f"{t['compile'] / t['triton']:.2f}x" if cuda else 'n/a',
-                       f"{out['max_abs_diff_y' if pass_ == 'fwd' else 'max_abs_diff_dx']:.1e}"])
+    rows[0].append(f"{out['max_abs_diff_y']:.1e}")
+    rows[1].append(f"{out['max_abs_diff_dx']:.1e}")
     return out, rows, list(impls)
 
 if ops and kernels.TRITON_AVAILABLE and (cuda or kernels.INTERPRET):
@@ -173,7 +195,8 @@ if ops and kernels.TRITON_AVAILABLE and (cuda or kernels.INTERPRET):
         r, rows, impls = bench_layer_norm(M, N)
         results['layer_norm'][f"{M}x{N}"] = r
         ln_rows += rows
-    table(f"LayerNorm, {dtype}: microseconds (GB/s of minimum traffic); speedup of Triton; max |Triton - torch|",
+    table(f"LayerNorm, {dtype}. Each implementation: us per call in an eager loop / us of GPU time (CUDA graph) "
+          f"(GB/s of minimum traffic). Speedups of Triton in GPU time. max |Triton - torch| of y (fwd), dx (fwdbwd)",
           ['shape', 'pass'] + impls + ['vs eager', 'vs compile', 'max diff'], ln_rows)
 elif ops:
     print("\nop table skipped: Triton cannot run here (no CUDA, and TRITON_INTERPRET is not set)")

@@ -1,16 +1,22 @@
 """
-Config for the scripts, nanoGPT style: a script defines its settings as plain module
-globals, then calls
+Config for the scripts, nanoGPT style. A script defines its settings as plain module
+globals (int, float, bool, str or None), then calls
 
+    from configurator import configure
     config = configure(globals())
 
-which applies, in order, every config file named on the command line (a Python script
-that assigns some of those globals, e.g. config/train_shakespeare_char.py) and every
---key=value override, and returns {key: value}. A config key is a global whose value
-is an int, float, bool, str or None. Values are Python literals; a str key takes the
-raw text. Unknown keys, wrong types and missing files end the program with a one-line
-error (exit code 2). --help lists the keys and their defaults.
+which applies, in order, each argument of sys.argv[1:]:
+    config/train_shakespeare_char.py   a config file: a Python script that assigns some
+                                       of those globals (it may import and compute)
+    --batch_size=32                    one override; the value is a Python literal, and
+                                       a str key takes the raw text (--out_dir=out-x)
+and updates the globals in place, returning {key: final value}. A value must have the
+type of the key's default (an int is fine for a float; a None default takes anything;
+None is accepted for any key, e.g. --top_k=None). Unknown keys, wrong types and missing
+files end the program with a one-line `error: ...` on stderr and exit code 2, not a
+traceback. --help lists every key with its default.
 """
+import os
 import ast
 import sys
 import types
@@ -19,72 +25,71 @@ import difflib
 CONFIG_TYPES = (int, float, bool, str, type(None))
 
 def _fail(message):
-    print(f"error: {message}", file=sys.stderr)
+    print("error: " + " ".join(str(message).split("\n")), file=sys.stderr)  # always one line
     sys.exit(2)
 
 def _unknown(key, keys, where):
     close = difflib.get_close_matches(key, keys, n=3)
-    hint = f"did you mean: {', '.join(close)}?" if close else "run with --help to list them"
+    hint = f"did you mean: {', '.join(close)}?" if close else "run with --help to list the keys"
     _fail(f"unknown config key '{key}'{where} ({hint})")
 
-def _checked(key, value, default, where):
-    """value if it fits the type of the key's default (an int is fine for a float)."""
+def _checked(name, value, default):
+    """value, if it has the type of the key's default (an int is fine for a float)."""
     if default is None or value is None:
         return value
     if type(default) is float and type(value) is int:
         return float(value)
-    if type(value) is not type(default):
-        _fail(f"{key}{where} expects {type(default).__name__}, got {value!r} ({type(value).__name__})")
+    if type(value) is not type(default):  # `is`, so that True is no int and 1 no bool
+        _fail(f"{name} expects {type(default).__name__}, got {value!r} ({type(value).__name__})")
     return value
 
 def _parse(raw, default):
-    if isinstance(default, str):  # raw text, unquoted if it was written as a literal
-        try:
-            value = ast.literal_eval(raw)
-            return value if isinstance(value, str) else raw
-        except (ValueError, SyntaxError):
-            return raw
+    """The value of --key=raw: a Python literal, else the raw text."""
     if isinstance(default, bool) and raw in ('true', 'false'):
         return raw == 'true'
     try:
-        return ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return raw
+    if isinstance(default, str) and not isinstance(value, str):
+        return raw  # --wandb_run_name=123 means the text '123'; --x='a' means a
+    return value
 
 def configure(g, argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    keys = [k for k, v in g.items() if not k.startswith('_') and isinstance(v, CONFIG_TYPES)]
+    defaults = {k: v for k, v in g.items() if not k.startswith('_') and isinstance(v, CONFIG_TYPES)}
+    keys = list(defaults)
     if '--help' in argv or '-h' in argv:
-        width = max(map(len, keys))
+        width = max(map(len, keys), default=0)
         for k in keys:
-            print(f"--{k.ljust(width)} = {g[k]!r}")
+            print(f"--{k.ljust(width)} = {defaults[k]!r}")
         sys.exit(0)
     for arg in argv:
         if not arg.startswith('--'):  # a config file
-            try:
-                with open(arg) as f:
-                    source = f.read()
-            except OSError:
+            if not os.path.isfile(arg):
                 _fail(f"config file '{arg}' not found")
             print(f"config: applying {arg}")
-            scope = {k: g[k] for k in keys}
+            with open(arg) as f:
+                source = f.read()
+            before = {k: g[k] for k in keys}
+            scope = dict(before)  # the file sees (and may compute from) the current values
             try:
                 exec(compile(source, arg, 'exec'), scope)
             except Exception as e:
                 _fail(f"config file '{arg}' failed: {type(e).__name__}: {e}")
             for k, v in scope.items():
-                if k.startswith('_') or isinstance(v, (types.ModuleType, types.FunctionType, type)):
-                    continue
-                if k not in keys:
+                if k.startswith('_') or callable(v) or isinstance(v, types.ModuleType):
+                    continue  # __builtins__, imports, helper functions
+                if k not in defaults:
                     _unknown(k, keys, f" in {arg}")
-                if v is not g[k]:
-                    g[k] = _checked(k, v, g[k], f" in {arg}")
+                if v is not before[k]:
+                    g[k] = _checked(f"{k} in {arg}", v, defaults[k])
         else:
             key, eq, raw = arg[2:].partition('=')
             if not eq:
-                _fail(f"'{arg}' is not of the form --key=value")
-            if key not in keys:
+                _fail(f"{arg} has no value: use --key=value (one argument, no spaces)")
+            if key not in defaults:
                 _unknown(key, keys, "")
-            g[key] = _checked(key, _parse(raw, g[key]), g[key], "")
+            g[key] = _checked(f"--{key}", _parse(raw, defaults[key]), defaults[key])
             print(f"config: {key} = {g[key]!r}")
     return {k: g[k] for k in keys}

@@ -1,0 +1,207 @@
+"""
+configurator.configure: overrides from config files and --key=value, type checks, and
+one-line errors (exit code 2) for every mistake a user can make on the command line.
+"""
+import os
+import sys
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from configurator import configure
+
+
+def defaults():
+    return dict(out_dir='out', wandb_run_name='gpt2', max_iters=100, learning_rate=6e-4,
+                compile=True, n_kv_head=None, _private=1, os=os, configure=configure)
+
+
+def fails(capsys, argv, g=None):
+    """Run configure, expecting exit code 2; return its one stderr line."""
+    with pytest.raises(SystemExit) as e:
+        configure(defaults() if g is None else g, argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and err.startswith('error: '), err
+    return err.strip()
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_no_args_returns_config_keys_only():
+    g = defaults()
+    assert configure(g, []) == dict(out_dir='out', wandb_run_name='gpt2', max_iters=100,
+                                    learning_rate=6e-4, compile=True, n_kv_head=None)
+
+
+def test_overrides_of_each_type(capsys):
+    g = defaults()
+    config = configure(g, ['--max_iters=5', '--learning_rate=1e-3', '--compile=False',
+                           '--out_dir=out-x', '--n_kv_head=4'])
+    assert config == dict(out_dir='out-x', wandb_run_name='gpt2', max_iters=5, learning_rate=1e-3,
+                          compile=False, n_kv_head=4)
+    assert g['max_iters'] == 5 and g['compile'] is False and g['out_dir'] == 'out-x'  # in place
+    out = capsys.readouterr().out
+    assert 'config: max_iters = 5' in out and "config: out_dir = 'out-x'" in out
+
+
+def test_int_for_float_is_converted():
+    g = defaults()
+    configure(g, ['--learning_rate=1'])
+    assert g['learning_rate'] == 1.0 and type(g['learning_rate']) is float
+
+
+@pytest.mark.parametrize('arg, expected', [
+    ('--max_iters=1.5', "error: --max_iters expects int, got 1.5 (float)"),
+    ('--max_iters=abc', "error: --max_iters expects int, got 'abc' (str)"),
+    ('--max_iters=True', "error: --max_iters expects int, got True (bool)"),
+    ('--learning_rate=fast', "error: --learning_rate expects float, got 'fast' (str)"),
+    ('--compile=1', "error: --compile expects bool, got 1 (int)"),
+    ('--compile=yes', "error: --compile expects bool, got 'yes' (str)"),
+])
+def test_wrong_types_refused(capsys, arg, expected):
+    assert fails(capsys, [arg]) == expected
+
+
+@pytest.mark.parametrize('raw, value', [('True', True), ('False', False), ('true', True), ('false', False)])
+def test_bool_parsing(raw, value):
+    g = defaults()
+    configure(g, [f'--compile={raw}'])
+    assert g['compile'] is value
+
+
+@pytest.mark.parametrize('raw, value', [
+    ('out-x', 'out-x'), ('123', '123'), ("'a'", 'a'), ('"b c"', 'b c'), ('None', 'None'), ('', ''),
+    ('a=b', 'a=b'),
+])
+def test_str_keys_take_raw_text(raw, value):
+    g = defaults()
+    configure(g, [f'--wandb_run_name={raw}'])
+    assert g['wandb_run_name'] == value
+
+
+@pytest.mark.parametrize('raw, value', [('4', 4), ('0.5', 0.5), ('abc', 'abc'), ("'x'", 'x'), ('[1, 2]', [1, 2])])
+def test_none_default_takes_anything(raw, value):
+    g = defaults()
+    configure(g, [f'--n_kv_head={raw}'])
+    assert g['n_kv_head'] == value
+
+
+def test_none_accepted_for_any_key():  # e.g. sample.py's --top_k=None
+    g = defaults()
+    configure(g, ['--max_iters=None'])
+    assert g['max_iters'] is None
+
+
+def test_unknown_key_suggests_close_names(capsys):
+    assert fails(capsys, ['--max_iter=5']) == "error: unknown config key 'max_iter' (did you mean: max_iters?)"
+    assert fails(capsys, ['--lerning_rate=1']) == "error: unknown config key 'lerning_rate' (did you mean: learning_rate?)"
+
+
+def test_unknown_key_without_close_names_points_to_help(capsys):
+    assert '--help' in fails(capsys, ['--zzzzzz=1'])
+
+
+@pytest.mark.parametrize('name', ['_private', 'os', 'configure'])
+def test_non_config_globals_are_not_keys(capsys, name):
+    assert f"unknown config key '{name}'" in fails(capsys, [f'--{name}=1'])
+
+
+def test_key_space_value_refused(capsys):
+    g = defaults()
+    msg = fails(capsys, ['--max_iters', '5'], g)
+    assert '--key=value' in msg and '--max_iters' in msg
+    assert '--key=value' in fails(capsys, ['--compile'])
+    assert g['max_iters'] == 100
+
+
+def test_config_file_applied_then_overridden(tmp_path, capsys):
+    path = write(tmp_path, 'x.py', "import math\n"
+                                   "def helper(n): return 2 * n\n"
+                                   "max_iters = helper(int(math.sqrt(16)))  # 8\n"
+                                   "learning_rate = 1  # int for a float\n"
+                                   "n_kv_head = 'anything'\n"
+                                   "_scratch = [1, 2]\n")
+    g = defaults()
+    config = configure(g, [path, '--max_iters=3'])
+    assert config['max_iters'] == 3 and g['max_iters'] == 3
+    assert g['learning_rate'] == 1.0 and type(g['learning_rate']) is float
+    assert g['n_kv_head'] == 'anything'
+    assert 'math' not in config and 'helper' not in config and g['os'] is os
+    out = capsys.readouterr().out
+    assert f'config: applying {path}' in out and 'config: max_iters = 3' in out
+
+
+def test_config_file_sees_current_values(tmp_path):
+    path = write(tmp_path, 'x.py', "max_iters = max_iters * 2\nout_dir = out_dir + '-x'\n")
+    g = defaults()
+    configure(g, ['--max_iters=7', path])
+    assert g['max_iters'] == 14 and g['out_dir'] == 'out-x'
+
+
+def test_several_config_files_in_order(tmp_path):
+    a = write(tmp_path, 'a.py', "max_iters = 10\nout_dir = 'out-a'\n")
+    b = write(tmp_path, 'b.py', "max_iters = 20\ncompile = False\n")
+    g = defaults()
+    configure(g, [a, b])
+    assert (g['max_iters'], g['out_dir'], g['compile']) == (20, 'out-a', False)
+    configure(g, [b, a])
+    assert g['max_iters'] == 10
+
+
+def test_unknown_key_in_config_file(tmp_path, capsys):
+    path = write(tmp_path, 'x.py', "max_iter = 5\n")
+    msg = fails(capsys, [path])
+    assert msg == f"error: unknown config key 'max_iter' in {path} (did you mean: max_iters?)"
+
+
+def test_wrong_type_in_config_file(tmp_path, capsys):
+    path = write(tmp_path, 'x.py', "max_iters = 1.5\n")
+    assert fails(capsys, [path]) == f"error: max_iters in {path} expects int, got 1.5 (float)"
+
+
+def test_missing_config_file(capsys):
+    assert fails(capsys, ['config/nope.py']) == "error: config file 'config/nope.py' not found"
+
+
+@pytest.mark.parametrize('source, name', [
+    ("max_iters = 1 / 0\n", 'ZeroDivisionError'),
+    ("max_iters = = 3\n", 'SyntaxError'),
+    ("import no_such_module_xyz\n", 'ModuleNotFoundError'),
+    ("raise ValueError('line one\\nline two')\n", 'ValueError'),
+])
+def test_exception_in_config_file(tmp_path, capsys, source, name):
+    path = write(tmp_path, 'bad.py', source)
+    msg = fails(capsys, [path])
+    assert f"config file '{path}'" in msg and name in msg
+
+
+def test_help_lists_defaults_and_exits_0(capsys):
+    for flag in ('--help', '-h'):
+        with pytest.raises(SystemExit) as e:
+            configure(defaults(), ['--max_iters=5', flag])
+        assert e.value.code == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines == ["--out_dir        = 'out'",
+                         "--wandb_run_name = 'gpt2'",
+                         "--max_iters      = 100",
+                         "--learning_rate  = 0.0006",
+                         "--compile        = True",
+                         "--n_kv_head      = None"]
+
+
+def test_script_with_bad_key_exits_2_with_one_line(tmp_path):
+    script = write(tmp_path, 'script.py', f"import sys\nsys.path.insert(0, {ROOT!r})\n"
+                                          "batch_size = 12\nlearning_rate = 6e-4\n"
+                                          "from configurator import configure\n"
+                                          "config = configure(globals())\nprint('ran')\n")
+    r = subprocess.run([sys.executable, script, '--batch_sise=4'], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == ["error: unknown config key 'batch_sise' (did you mean: batch_size?)"]
+    assert 'Traceback' not in r.stderr and 'ran' not in r.stdout
