@@ -114,13 +114,13 @@ for kernel_setting, use_compile in variants:
     mem = torch.cuda.max_memory_allocated() / 2**20 if cuda else None
     mfu = model.estimate_mfu(tokens, ms / 1e3, peak_flops)
     step_results[name] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=mfu, peak_mem_mib=mem,
-                              final_loss=losses[-1].item(), kernels=model.kernels)
+                              first_loss=losses[0].item(), final_loss=losses[-1].item(), kernels=model.kernels)
     del model, optimizer, step_model, losses
 base = step_results['baseline eager']['ms']
 for name, r in step_results.items():
     step_rows.append([name, f"{r['ms']:.2f}", f"{r['tokens_per_s']:,.0f}",
                       'n/a' if r['mfu'] is None else f"{100 * r['mfu']:.1f}%", 'n/a' if r['peak_mem_mib'] is None else f"{r['peak_mem_mib']:,.0f}",
-                      f"{r['final_loss']:.4f}", f"{base / r['ms']:.2f}x"])
+                      f"{r['first_loss']:.4f}", f"{r['final_loss']:.4f}", f"{base / r['ms']:.2f}x"])
 results['train_step'] = step_results
 
 # 2. ops -------------------------------------------------------------------------
@@ -202,8 +202,10 @@ elif ops:
     print("\nop table skipped: Triton cannot run here (no CUDA, and TRITON_INTERPRET is not set)")
 
 table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, "
-      f"median of {timed_steps} steps after {warmup_steps} warm-up",
-      ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', 'vs baseline eager'], step_rows)
+      f"median of {timed_steps} steps after {warmup_steps} warm-up. Loss of the first step (same weights, same "
+      f"batch: must agree) and of the last (the same {warmup_steps + timed_steps} steps on one random batch: "
+      f"drifts apart with bf16 rounding)",
+      ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'first loss', 'last loss', 'vs baseline eager'], step_rows)
 if json_out:
     with open(json_out, 'w') as f:
         json.dump(results, f, indent=2)
