@@ -44,8 +44,9 @@ ARCH_OPS = {
 TRITON_OPS = ('layer_norm',)
 
 def pick_kernels(setting, arch, device_type):
-    """{op: 'triton' | 'torch'} for the ops of `arch`, decided once for the whole model.
-    setting: 'auto' (Triton where it can run), 'triton' (or fail now), 'torch'."""
+    """({op: 'triton' | 'torch'} for the ops of `arch`, why Triton cannot run here or None),
+    decided once for the whole model. setting: 'auto' (Triton where it can run), 'triton'
+    (or fail now), 'torch'."""
     if setting not in kernels.BACKENDS:
         raise ValueError(f"kernels must be one of {kernels.BACKENDS}, got {setting!r}")
     reason = ("Triton is not installed" if not kernels.TRITON_AVAILABLE else
@@ -54,7 +55,7 @@ def pick_kernels(setting, arch, device_type):
     if setting == 'triton' and reason:
         raise ValueError(f"kernels='triton' cannot run: {reason}")
     use_triton = setting == 'triton' or (setting == 'auto' and reason is None)
-    return {op: 'triton' if use_triton and op in TRITON_OPS else 'torch' for op in ARCH_OPS[arch]}
+    return {op: 'triton' if use_triton and op in TRITON_OPS else 'torch' for op in ARCH_OPS[arch]}, reason
 
 class LayerNorm(nn.Module):
     """LayerNorm with an optional bias (PyTorch's nn.LayerNorm cannot drop only the bias)."""
@@ -161,8 +162,9 @@ class GPT(nn.Module):
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
         self.config = config
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
-        self.kernels = pick_kernels(kernels, config.arch, device_type)
-        print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items()))
+        self.kernels, reason = pick_kernels(kernels, config.arch, device_type)
+        print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
+              + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else ""))
 
         if config.arch == 'gpt2':
             make_norm = lambda: LayerNorm(config.n_embd, config.bias, self.kernels['layer_norm'])

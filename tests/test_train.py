@@ -74,6 +74,18 @@ def test_sample_from_checkpoint(trained, tmp_path):
             f'--start=FILE:{prompt}')
     assert 'JULIET:' in p.stdout
 
+def test_gpt2_bpe_dataset_train_and_sample(tmp_path):
+    text = tmp_path / 'input.txt'
+    with open(SHAKESPEARE, encoding='utf-8') as f:
+        text.write_text(f.read()[:30_000], encoding='utf-8')
+    run('data/shakespeare/prepare.py', str(text), f'--out_dir={tmp_path}/data/shakespeare')
+    p = run('train.py', *TINY, '--dataset=shakespeare', f'--data_root={tmp_path}/data', f'--out_dir={tmp_path}/out',
+            '--device=cpu', '--max_iters=2', '--eval_interval=2')
+    assert "number of parameters" in p.stdout and "vocab_size" not in p.stdout  # no meta.pkl: GPT-2's 50304
+    p = run('sample.py', f'--out_dir={tmp_path}/out', '--device=cpu', '--num_samples=1', '--max_new_tokens=10',
+            '--start=ROMEO:')
+    assert "no meta.pkl: using GPT-2 BPE" in p.stdout and "ROMEO:" in p.stdout
+
 def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
     p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *TINY, f'--data_root={data_root}',
             f'--out_dir={tmp_path}', '--device=cpu', '--max_iters=10', '--eval_interval=10',
