@@ -49,9 +49,7 @@ def pick_kernels(setting, arch, device_type):
     (or fail now), 'torch'."""
     if setting not in kernels.BACKENDS:
         raise ValueError(f"kernels must be one of {kernels.BACKENDS}, got {setting!r}")
-    reason = ("Triton is not installed" if not kernels.TRITON_AVAILABLE else
-              None if device_type == 'cuda' or kernels.INTERPRET else
-              f"device '{device_type}' needs CUDA (or TRITON_INTERPRET=1)")
+    reason = kernels.backend.why_not_triton_on(device_type)
     if setting == 'triton' and reason:
         raise ValueError(f"kernels='triton' cannot run: {reason}")
     use_triton = setting == 'triton' or (setting == 'auto' and reason is None)

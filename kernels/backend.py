@@ -42,15 +42,22 @@ def say_once(message):
         _said.add(message)
         print(message)
 
-def why_not_triton(*tensors):
-    """The reason Triton cannot run on these tensors, or None if it can."""
+def why_not_triton_on(device_type):
+    """The reason Triton cannot run on tensors of this device type, or None if it can."""
     if not TRITON_AVAILABLE:
         return "Triton is not installed"
+    if device_type != "cuda" and not INTERPRET:
+        return f"tensors on {device_type} need CUDA (or TRITON_INTERPRET=1)"
+    return None
+
+def why_not_triton(*tensors):
+    """The reason Triton cannot run on these tensors (None entries allowed), or None if it can."""
     for t in tensors:
         if t is None:
             continue
-        if not (t.is_cuda or INTERPRET):
-            return f"tensors on {t.device.type} need CUDA (or TRITON_INTERPRET=1)"
+        reason = why_not_triton_on(t.device.type)
+        if reason:
+            return reason
         if t.dtype not in TRITON_DTYPES:
             return f"dtype {t.dtype} is not one of fp32, bf16, fp16"
     return None
