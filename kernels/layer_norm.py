@@ -27,6 +27,10 @@ from kernels.backend import triton, tl, use_triton, num_sms
 
 MAX_WIDTH = 65536  # a row must fit in one program's registers
 
+def _width_problem(N):
+    """Why the kernel cannot take rows of width N, or None."""
+    return None if 1 <= N <= MAX_WIDTH else f"width {N} is outside the kernel's 1..{MAX_WIDTH}"
+
 def layer_norm_ref(x, weight, bias=None, eps=1e-5):
     return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
 
@@ -102,8 +106,8 @@ def _block_and_warps(N):
 def layer_norm_fwd(x, weight, bias, eps, out_dtype):
     """x (..., N) -> y (..., N) in out_dtype, plus fp32 mean and rstd of shape (M,)."""
     N = x.shape[-1]
-    if not 1 <= N <= MAX_WIDTH:
-        raise ValueError(f"layer_norm: width {N} is outside the kernel's 1..{MAX_WIDTH}")
+    if _width_problem(N):
+        raise ValueError(f"layer_norm: {_width_problem(N)}")
     if weight.shape != (N,) or (bias is not None and bias.shape != (N,)):
         raise ValueError(f"layer_norm: weight/bias must have shape ({N},), got "
                          f"{tuple(weight.shape)}/{None if bias is None else tuple(bias.shape)}")
@@ -186,9 +190,7 @@ class LayerNormFunction(torch.autograd.Function):
 def layer_norm(x, weight, bias=None, eps=1e-5, backend="auto"):
     """F.layer_norm(x, (x.shape[-1],), weight, bias, eps), by the Triton kernel or by
     PyTorch as `backend` says (see kernels/backend.py)."""
-    N = x.shape[-1]
-    limit = None if 1 <= N <= MAX_WIDTH else f"width {N} is outside the kernel's 1..{MAX_WIDTH}"
-    if not use_triton("layer_norm", backend, x, weight, bias, limit=limit):
+    if not use_triton("layer_norm", backend, x, weight, bias, limit=_width_problem(x.shape[-1])):
         return layer_norm_ref(x, weight, bias, eps)
     autocast_fp32 = x.device.type == "cuda" and torch.is_autocast_enabled("cuda")
     return LayerNormFunction.apply(x, weight, bias, eps, torch.float32 if autocast_fp32 else x.dtype)
