@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 import kernels
-from model import GPTConfig, GPT, gpu_peak_flops
+from model import GPTConfig, GPT, gpu_peak_flops, rotary_tables
 from configurator import configure
 
 # -----------------------------------------------------------------------------
@@ -32,7 +32,9 @@ bias = False
 dtype = 'bfloat16'
 warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator warm-up
 timed_steps = 30
-ops = True  # also the per-op table
+steps = True  # the training-step table
+ops = True  # the per-op table
+tune = False  # instead of the tables: time each kernel's tile settings (module constants)
 json_out = ''  # write every result to this file too
 seed = 1337
 # -----------------------------------------------------------------------------
@@ -89,7 +91,7 @@ X = torch.randint(vocab_size, (batch_size, block_size), device=device)
 Y = torch.randint(vocab_size, (batch_size, block_size), device=device)
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
 tokens = batch_size * block_size
-variants = [(k, c) for c in ([False, True] if cuda else [False]) for k in ('torch', 'auto')]
+variants = [(k, c) for c in ([False, True] if cuda else [False]) for k in ('torch', 'auto')] if steps and not tune else []
 step_rows, step_results = [], {}
 for kernel_setting, use_compile in variants:
     name = f"{'kernels' if kernel_setting == 'auto' else 'baseline'} {'compiled' if use_compile else 'eager'}"
@@ -117,8 +119,8 @@ for kernel_setting, use_compile in variants:
     step_results[name] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=mfu, peak_mem_mib=mem,
                               first_loss=losses[0].item(), final_loss=losses[-1].item(), kernels=model.kernels)
     del model, optimizer, step_model, losses
-base = step_results['baseline eager']['ms']
 for name, r in step_results.items():
+    base = step_results['baseline eager']['ms']
     step_rows.append([name, f"{r['ms']:.2f}", f"{r['tokens_per_s']:,.0f}",
                       'n/a' if r['mfu'] is None else f"{100 * r['mfu']:.1f}%", 'n/a' if r['peak_mem_mib'] is None else f"{r['peak_mem_mib']:,.0f}",
                       f"{r['first_loss']:.4f}", f"{r['final_loss']:.4f}", f"{base / r['ms']:.2f}x"])
@@ -146,67 +148,180 @@ def graph_ms(fn, calls=10):
         print(f"  CUDA graph capture failed: {type(e).__name__}: {str(e).splitlines()[0][:100]}")
         return None
 
-def bench_layer_norm(M, N):
-    """kernels.layer_norm against F.layer_norm eager and compiled at (M, N): time per call
-    as an eager loop sees it (launch overhead included), and GPU time (CUDA graph).
-    Inputs rotate among copies that overflow the L2 cache, so bandwidth is DRAM's."""
+def copy_GBps():
+    """The copy ceiling measured here: bytes read + written per second of a 1 GiB device copy."""
+    if not cuda:
+        return None
+    src = torch.empty(2**29, dtype=torch.int16, device=device).random_()
+    dst = torch.empty_like(src)
+    return 2 * src.numel() * 2 / graph_ms(lambda: dst.copy_(src), calls=5) / 1e6
+
+def leaf(t, requires_grad=True):
+    """t as a leaf tensor that keeps t's strides (a view of a bigger buffer stays one)."""
+    return t.detach().requires_grad_(requires_grad)
+
+def op_cases(M, N, B, H, T, D):
+    """Each case: (op, shape, make() -> list of input tensors, the indices of those to
+    differentiate, {impl: fn(*inputs)}, minimum bytes moved forward and forward+backward).
+    Activations in `dtype`, weights and biases in fp32 (as in a model under autocast),
+    cos/sin in fp32. The gradient of a fused residual reaches x and the residual as one
+    tensor."""
     es = torch.finfo(ptdtype).bits // 8
-    copies = max(2, -(-200 * 2**20 // (3 * M * N * es)))
-    xs = [torch.randn(M, N, device=device, dtype=ptdtype, requires_grad=True) for _ in range(copies)]
-    dys = [torch.randn(M, N, device=device, dtype=ptdtype) for _ in range(copies)]
-    w = torch.randn(N, device=device, dtype=ptdtype, requires_grad=True)
-    b = torch.randn(N, device=device, dtype=ptdtype, requires_grad=True)
-    impls = {'torch': lambda x: kernels.layer_norm_ref(x, w, b),
-             'triton': lambda x: kernels.layer_norm(x, w, b, backend='triton')}
-    if cuda:
-        compiled = torch.compile(kernels.layer_norm_ref, dynamic=False)
-        impls['compile'] = lambda x: compiled(x, w, b)
-    # minimum traffic: the forward reads x and writes y; the backward reads x, dy, writes dx
-    nbytes = {'fwd': 2 * M * N * es, 'fwdbwd': 5 * M * N * es}
-    out, rows = {}, []
+    act = lambda *shape: torch.randn(*shape, device=device, dtype=ptdtype)
+    param = lambda n: leaf(1 + 0.1 * torch.randn(n, device=device))
+    cos, sin = (t.to(device) for t in rotary_tables(D, T, 10000.0))
+    MN, n = M * N * es, B * H * T * D * es
+    return [
+        ('layer_norm', f"{M}x{N}", lambda: [leaf(act(M, N)), param(N), param(N)], (0, 1, 2),
+         dict(torch=kernels.layer_norm_ref, triton=kernels.layer_norm), (2 * MN, 5 * MN)),
+        ('layer_norm + residual', f"{M}x{N}", lambda: [leaf(act(M, N)), param(N), param(N), leaf(act(M, N))], (0, 1, 2, 3),
+         dict(torch=lambda x, w, b, r: kernels.layer_norm_ref(x, w, b, residual=r),
+              triton=lambda x, w, b, r: kernels.layer_norm(x, w, b, residual=r)), (4 * MN, 8 * MN)),
+        ('rms_norm', f"{M}x{N}", lambda: [leaf(act(M, N)), param(N)], (0, 1),
+         dict(torch=kernels.rms_norm_ref, triton=kernels.rms_norm), (2 * MN, 5 * MN)),
+        ('rms_norm + residual', f"{M}x{N}", lambda: [leaf(act(M, N)), param(N), leaf(act(M, N))], (0, 1, 2),
+         dict(torch=lambda x, w, r: kernels.rms_norm_ref(x, w, residual=r),
+              triton=lambda x, w, r: kernels.rms_norm(x, w, residual=r)), (4 * MN, 8 * MN)),
+        # q and k as the model rotates them: one (B, 2H, T, D) view of the fused qkv projection
+        ('rotary q and k', f"{B}x{H}x{T}x{D}",
+         lambda: [leaf(act(B, T, 3 * H, D).transpose(1, 2)[:, :2 * H]), cos, sin], (0,),
+         dict(torch=kernels.rotary_ref, triton=kernels.rotary), (2 * 2 * n, 4 * 2 * n)),
+        # gate and up as the model has them: the two halves of one (M, 2 * 4N) projection
+        ('swiglu', f"{M}x{4 * N}", lambda: [leaf(t) for t in act(M, 8 * N).chunk(2, dim=-1)], (0, 1),
+         dict(torch=kernels.swiglu_ref, triton=kernels.swiglu), (3 * 4 * MN, 8 * 4 * MN)),
+        ('gelu', f"{M}x{4 * N}", lambda: [leaf(act(M, 4 * N))], (0,),
+         dict(torch=kernels.gelu_ref, triton=kernels.gelu), (2 * 4 * MN, 5 * 4 * MN)),
+        ('gelu + bias', f"{M}x{4 * N}", lambda: [leaf(act(M, 4 * N)), param(4 * N)], (0, 1),
+         dict(torch=kernels.gelu_ref, triton=kernels.gelu), (2 * 4 * MN, 5 * 4 * MN)),
+    ]
+
+def bench_op(op, shape, make, diff, impls, nbytes):
+    """Each implementation forward and forward+backward: time per call as an eager loop
+    sees it (launch overhead included) and GPU time (CUDA graph). Inputs rotate among
+    copies that overflow the 50 MB L2 cache, so the bandwidth is DRAM's. None where an
+    implementation refuses the inputs (torch eager's LayerNorm takes no bf16 input with
+    an fp32 weight on CUDA)."""
+    first = make()
+    y = impls['triton'](*first)
+    outs = y if isinstance(y, tuple) else (y,)
+    copies = max(2, -(-200 * 2**20 // nbytes[1]))
+    inputs = [first] + [make() for _ in range(copies - 1)]
+    dys = [[torch.randn_like(o) for o in outs] for _ in range(copies)]
+    if cuda and 'torch' in impls:
+        impls = dict(impls, compile=torch.compile(impls['torch'], dynamic=False))
+    result = {}
     for pass_ in ('fwd', 'fwdbwd'):
         for impl, f in impls.items():
             calls = itertools.count()
 
             def run():
                 k = next(calls) % copies
-                y = f(xs[k])
-                return y if pass_ == 'fwd' else torch.autograd.grad(y, (xs[k], w, b), dys[k])
+                y = f(*inputs[k])
+                if pass_ == 'fwdbwd':
+                    torch.autograd.grad(y, [inputs[k][i] for i in diff], dys[k])
 
-            call, gpu = time_ms(run, 50), graph_ms(run)
-            out[f'{impl}_{pass_}'] = dict(call_ms=call, gpu_ms=gpu, gpu_GBps=gpu and nbytes[pass_] / gpu / 1e6)
-        t = {impl: out[f'{impl}_{pass_}']['gpu_ms'] or out[f'{impl}_{pass_}']['call_ms'] for impl in impls}
-        rows.append([f"{M}x{N}", pass_] + [
-            f"{out[f'{impl}_{pass_}']['call_ms'] * 1e3:.0f} / "
-            + (f"{t[impl] * 1e3:.1f} ({nbytes[pass_] / t[impl] / 1e6:,.0f})" if cuda else 'n/a') for impl in impls]
-            + [f"{t['torch'] / t['triton']:.2f}x", f"{t['compile'] / t['triton']:.2f}x" if cuda else 'n/a'])
-    y_t, y_k = impls['torch'](xs[0]), impls['triton'](xs[0])
-    (dx_t,), (dx_k,) = torch.autograd.grad(y_t, xs[0], dys[0]), torch.autograd.grad(y_k, xs[0], dys[0])
-    out['max_abs_diff_y'] = (y_t.float() - y_k.float()).abs().max().item()
-    out['max_abs_diff_dx'] = (dx_t.float() - dx_k.float()).abs().max().item()
-    rows[0].append(f"{out['max_abs_diff_y']:.1e}")
-    rows[1].append(f"{out['max_abs_diff_dx']:.1e}")
-    return out, rows, list(impls)
+            try:
+                call, gpu = time_ms(run, 50 if cuda else 3), graph_ms(run)
+            except Exception as e:  # an implementation that refuses these inputs
+                print(f"  {op} {impl}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
+                call = gpu = None
+            t = gpu or call
+            result[f'{impl}_{pass_}'] = dict(call_ms=call, gpu_ms=gpu, GBps=t and nbytes[pass_ == 'fwdbwd'] / t / 1e6)
+    if 'torch' in impls:
+        with torch.no_grad():
+            y_torch = (impls.get('compile') or impls['torch'])(*first)
+        y_torch = y_torch if isinstance(y_torch, tuple) else (y_torch,)
+        result['max_abs_diff'] = max((a.float() - b.float()).abs().max().item() for a, b in zip(outs, y_torch))
+    return result
 
-if ops and kernels.TRITON_AVAILABLE and (cuda or kernels.INTERPRET):
-    shapes = [(batch_size * block_size, n_embd), (4096, 1024), (4096, 4096), (4096, 16384)] if cuda else [(64, n_embd)]
-    ln_rows, results['layer_norm'] = [], {}
-    for M, N in shapes:
-        print(f"layer_norm {M}x{N}...", flush=True)
-        r, rows, impls = bench_layer_norm(M, N)
-        results['layer_norm'][f"{M}x{N}"] = r
-        ln_rows += rows
-    table(f"LayerNorm, {dtype}. Each implementation: us per call in an eager loop / us of GPU time (CUDA graph) "
-          f"(GB/s of minimum traffic). Speedups of Triton in GPU time. max |Triton - torch| of y (fwd), dx (fwdbwd)",
-          ['shape', 'pass'] + impls + ['vs eager', 'vs compile', 'max diff'], ln_rows)
+def op_rows(op, shape, r, ceiling):
+    us = lambda ms: 'n/a' if ms is None else f"{ms * 1e3:.1f}"
+    ratio = lambda a, b: 'n/a' if a is None or b is None else f"{a / b:.2f}x"
+    rows = []
+    for pass_ in ('fwd', 'fwdbwd'):
+        cell = lambda impl: r.get(f'{impl}_{pass_}', {})
+        k = cell('triton')
+        rows.append([op, shape, pass_] + [f"{us(cell(i).get('call_ms'))} / {us(cell(i).get('gpu_ms'))}"
+                                          for i in ('torch', 'triton', 'compile')]
+                    + [f"{k['GBps']:,.0f}" + (f" ({100 * k['GBps'] / ceiling:.0f}%)" if ceiling else ''),
+                       ratio(cell('torch').get('gpu_ms'), k['gpu_ms']), ratio(cell('compile').get('gpu_ms'), k['gpu_ms']),
+                       ratio(cell('compile').get('call_ms'), k['call_ms'])]
+                    + [f"{r['max_abs_diff']:.1e}" if pass_ == 'fwd' else ''])
+    return rows
+
+if ops and not tune and kernels.TRITON_AVAILABLE and (cuda or kernels.INTERPRET):
+    ceiling = copy_GBps()
+    results['copy_GBps'] = ceiling
+    sizes = [(batch_size * block_size, n_embd, batch_size, n_head, block_size, n_embd // n_head)]
+    if cuda:  # and the table's wide shape: LLaMA-7B-like rows of 8192
+        sizes.append((4096, 8192, 4, 32, 1024, 128))
+    results['ops'], rows = {}, []
+    for size in sizes:
+        for op, shape, make, diff, impls, nbytes in op_cases(*size):
+            if size != sizes[0] and 'norm' not in op:
+                continue  # the wide shape is for the norms
+            print(f"{op} {shape}...", flush=True)
+            r = results['ops'][f"{op} {shape}"] = bench_op(op, shape, make, diff, impls, nbytes)
+            rows += op_rows(op, shape, r, ceiling)
+    table(f"Ops, {dtype} activations, fp32 weights. Each implementation: us per call in an eager loop / us of "
+          f"GPU time (CUDA graph). Triton's GB/s of minimum traffic in GPU time"
+          + (f" (% of the {ceiling:,.0f} GB/s copy measured here)" if ceiling else "") + ". Speedups: in GPU time, and per call against compile. max |Triton - torch| forward",
+          ['op', 'shape', 'pass', 'torch eager', 'triton', 'torch.compile', 'triton GB/s', 'vs eager', 'vs compile',
+           'vs compile/call', 'max diff'], rows)
 elif ops:
     print("\nop table skipped: Triton cannot run here (no CUDA, and TRITON_INTERPRET is not set)")
 
-table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, "
-      f"median of {timed_steps} steps after {warmup_steps} warm-up. Loss of the first step (same weights, same "
-      f"batch: must agree) and of the last (the same {warmup_steps + timed_steps} steps on one random batch: "
-      f"drifts apart with bf16 rounding)",
-      ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'first loss', 'last loss', 'vs baseline eager'], step_rows)
+# 3. tuning (--tune=True) ---------------------------------------------------------
+def tune_spaces():
+    """op -> [settings]: each setting maps a kernel module's constants ('NAME' or
+    'DICT.key') to values. The norms' forward and backward are tuned apart."""
+    grid = lambda **axes: [dict(zip(axes, v)) for v in itertools.product(*axes.values())]
+    norm = grid(**{'TILE.fwd': [1024, 2048, 4096, 8192], 'PER_THREAD.fwd': [4, 8, 16]}) \
+        + grid(**{'TILE.bwd': [1024, 2048, 4096, 8192], 'PER_THREAD.bwd': [4, 8, 16]}) \
+        + grid(BWD_PROGRAMS_PER_SM=[2, 8])
+    elementwise = grid(BLOCK_N=[512, 1024, 2048, 4096], NUM_WARPS=[2, 4, 8, 16])
+    return {'layer_norm': norm, 'rms_norm + residual': norm, 'rotary q and k': grid(BLOCK_T=[16, 32, 64, 128], NUM_WARPS=[2, 4, 8]),
+            'swiglu': elementwise, 'gelu + bias': elementwise}
+
+def set_constants(module, setting):
+    """Apply a setting to the module; returns the setting that undoes it."""
+    old = {}
+    for key, value in setting.items():
+        name, _, sub = key.partition('.')
+        if sub:
+            old[key], getattr(module, name)[sub] = getattr(module, name)[sub], value
+        else:
+            old[key] = getattr(module, name)
+            setattr(module, name, value)
+    return old
+
+if tune and cuda:
+    import importlib
+    modules = {'layer_norm': 'norm', 'rms_norm + residual': 'norm', 'rotary q and k': 'rotary', 'swiglu': 'swiglu', 'gelu + bias': 'gelu'}
+    sizes = [(batch_size * block_size, n_embd, batch_size, n_head, block_size, n_embd // n_head), (4096, 8192, 4, 32, 1024, 128)]
+    rows, results['tune'] = [], {}
+    for size in sizes:
+        for op, shape, make, diff, impls, nbytes in op_cases(*size):
+            if op not in tune_spaces() or (size != sizes[0] and 'norm' not in op):
+                continue
+            module = importlib.import_module('kernels.' + modules[op])
+            for setting in tune_spaces()[op]:
+                old = set_constants(module, setting)
+                r = bench_op(op, shape, make, diff, {'triton': impls['triton']}, nbytes)
+                set_constants(module, old)
+                fwd, both = r['triton_fwd']['gpu_ms'], r['triton_fwdbwd']['gpu_ms']
+                results['tune'][f"{op} {shape} {setting}"] = dict(fwd_ms=fwd, fwdbwd_ms=both)
+                rows.append([op, shape, ' '.join(f"{k}={v}" for k, v in setting.items()), f"{fwd * 1e3:.1f}",
+                             f"{both * 1e3:.1f}", f"{nbytes[0] / fwd / 1e6:,.0f}", f"{nbytes[1] / both / 1e6:,.0f}"])
+    table("Tuning: Triton GPU time (CUDA graph) per setting, in us, and GB/s of minimum traffic",
+          ['op', 'shape', 'setting', 'fwd us', 'fwd+bwd us', 'fwd GB/s', 'fwd+bwd GB/s'], rows)
+
+if step_rows:
+    table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, "
+          f"median of {timed_steps} steps after {warmup_steps} warm-up. Loss of the first step (same weights, same "
+          f"batch: must agree) and of the last (the same {warmup_steps + timed_steps} steps on one random batch: "
+          f"drifts apart with bf16 rounding)",
+          ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'first loss', 'last loss', 'vs baseline eager'], step_rows)
 if json_out:
     with open(json_out, 'w') as f:
         json.dump(results, f, indent=2)

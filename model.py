@@ -38,10 +38,10 @@ class GPTConfig:
 
 # The ops each architecture uses, and those that have a Triton kernel so far.
 ARCH_OPS = {
-    'gpt2': ('layer_norm', 'gelu_mlp', 'attention', 'cross_entropy'),
-    'llama': ('rms_norm', 'rotary', 'swiglu_mlp', 'attention', 'cross_entropy'),
+    'gpt2': ('layer_norm', 'gelu', 'attention', 'cross_entropy'),
+    'llama': ('rms_norm', 'rotary', 'swiglu', 'attention', 'cross_entropy'),
 }
-TRITON_OPS = ('layer_norm',)
+TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu')
 
 def pick_kernels(setting, arch, device_type):
     """({op: 'triton' | 'torch'} for the ops of `arch`, why Triton cannot run here or None),
@@ -55,6 +55,10 @@ def pick_kernels(setting, arch, device_type):
     use_triton = setting == 'triton' or (setting == 'auto' and reason is None)
     return {op: 'triton' if use_triton and op in TRITON_OPS else 'torch' for op in ARCH_OPS[arch]}, reason
 
+# The norms take the residual stream x and the last sublayer's output, not yet added
+# to it, and return (norm(x + update), x + update): the add rides along with the
+# norm's pass over the stream instead of costing a pass of its own.
+
 class LayerNorm(nn.Module):
     """LayerNorm with an optional bias (PyTorch's nn.LayerNorm cannot drop only the bias)."""
 
@@ -64,18 +68,28 @@ class LayerNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
         self.backend = backend
 
-    def forward(self, x):
-        return kernels.layer_norm(x, self.weight, self.bias, 1e-5, backend=self.backend)
+    def forward(self, x, update=None):
+        if update is None:
+            return kernels.layer_norm(x, self.weight, self.bias, 1e-5, backend=self.backend), x
+        return kernels.layer_norm(update, self.weight, self.bias, 1e-5, residual=x, backend=self.backend)
 
 class RMSNorm(nn.Module):
 
-    def __init__(self, ndim, eps=1e-6):
+    def __init__(self, ndim, backend, eps=1e-6):
         super().__init__()
         self.weight = nn.Parameter(torch.ones(ndim))
         self.eps = eps
+        self.backend = backend
 
-    def forward(self, x):
-        return F.rms_norm(x, (x.size(-1),), self.weight, self.eps)
+    def forward(self, x, update=None):
+        if update is None:
+            return kernels.rms_norm(x, self.weight, self.eps, backend=self.backend), x
+        return kernels.rms_norm(update, self.weight, self.eps, residual=x, backend=self.backend)
+
+def make_norm(config, impl):
+    if config.arch == 'gpt2':
+        return LayerNorm(config.n_embd, config.bias, impl['layer_norm'])
+    return RMSNorm(config.n_embd, impl['rms_norm'])
 
 def rotary_tables(head_dim, max_len, theta):
     """cos and sin of shape (max_len, head_dim/2) for rotate-half rotary embeddings."""
@@ -83,14 +97,9 @@ def rotary_tables(head_dim, max_len, theta):
     angles = torch.outer(torch.arange(max_len, dtype=torch.float32), inv_freq)
     return angles.cos(), angles.sin()
 
-def apply_rotary(x, cos, sin):
-    """Rotate the two halves of each head of x (B, H, T, hs) by the position's angles, in fp32."""
-    x1, x2 = x.float().chunk(2, dim=-1)
-    return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1).type_as(x)
-
 class CausalSelfAttention(nn.Module):
 
-    def __init__(self, config):
+    def __init__(self, config, impl):
         super().__init__()
         assert config.n_embd % config.n_head == 0
         self.n_head = config.n_head
@@ -102,16 +111,15 @@ class CausalSelfAttention(nn.Module):
         self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
         self.dropout = config.dropout
         self.resid_dropout = nn.Dropout(config.dropout)
+        self.rotary_backend = impl.get('rotary')
 
     def forward(self, x, rope=None):
         B, T, C = x.size()
-        hs = self.head_dim
-        q, k, v = self.c_attn(x).split([self.n_head * hs, self.n_kv_head * hs, self.n_kv_head * hs], dim=2)
-        q = q.view(B, T, self.n_head, hs).transpose(1, 2)     # (B, nh, T, hs)
-        k = k.view(B, T, self.n_kv_head, hs).transpose(1, 2)  # (B, nkv, T, hs)
-        v = v.view(B, T, self.n_kv_head, hs).transpose(1, 2)  # (B, nkv, T, hs)
-        if rope is not None:
-            q, k = apply_rotary(q, *rope), apply_rotary(k, *rope)
+        nh, nkv = self.n_head, self.n_kv_head
+        qkv = self.c_attn(x).view(B, T, nh + 2 * nkv, self.head_dim).transpose(1, 2)  # (B, nh + 2 nkv, T, hs)
+        q, k, v = qkv.split([nh, nkv, nkv], dim=1)  # (B, nh, T, hs), (B, nkv, T, hs), (B, nkv, T, hs)
+        if rope is not None:  # q and k turned in one call, read in place from qkv
+            q, k = kernels.rotary(qkv[:, :nh + nkv], *rope, backend=self.rotary_backend).split([nh, nkv], dim=1)
         y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
                                            is_causal=True, enable_gqa=self.n_kv_head != self.n_head)
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C), heads side by side
@@ -121,36 +129,39 @@ class MLP(nn.Module):
     """gpt2: GELU(x W1) W2 with a 4x hidden layer. llama: (silu(x Wg) * x Wu) W2 with a
     hidden layer of about 8/3 x (same parameter count); Wg and Wu are one matmul."""
 
-    def __init__(self, config):
+    def __init__(self, config, impl):
         super().__init__()
         self.swiglu = config.arch == 'llama'
+        self.backend = impl['swiglu' if self.swiglu else 'gelu']
         hidden = 64 * math.ceil(8 * config.n_embd / 3 / 64) if self.swiglu else 4 * config.n_embd
         self.c_fc = nn.Linear(config.n_embd, 2 * hidden if self.swiglu else hidden, bias=config.bias)
         self.c_proj = nn.Linear(hidden, config.n_embd, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, x):
-        h = self.c_fc(x)
         if self.swiglu:
-            gate, up = h.chunk(2, dim=-1)
-            h = F.silu(gate) * up
-        else:
-            h = F.gelu(h)
+            gate, up = self.c_fc(x).chunk(2, dim=-1)  # read in place by the kernel
+            h = kernels.swiglu(gate, up, backend=self.backend)
+        else:  # c_fc's bias is added in the GELU kernel, whose backward also sums its gradient
+            h = kernels.gelu(F.linear(x, self.c_fc.weight), self.c_fc.bias, backend=self.backend)
         return self.dropout(self.c_proj(h))
 
 class Block(nn.Module):
 
-    def __init__(self, config, make_norm):
+    def __init__(self, config, impl):
         super().__init__()
-        self.ln_1 = make_norm()
-        self.attn = CausalSelfAttention(config)
-        self.ln_2 = make_norm()
-        self.mlp = MLP(config)
+        self.ln_1 = make_norm(config, impl)
+        self.attn = CausalSelfAttention(config, impl)
+        self.ln_2 = make_norm(config, impl)
+        self.mlp = MLP(config, impl)
 
-    def forward(self, x, rope=None):
-        x = x + self.attn(self.ln_1(x), rope)
-        x = x + self.mlp(self.ln_2(x))
-        return x
+    def forward(self, x, update, rope=None):
+        """x: the residual stream; update: the last sublayer's output, still to be added
+        to it (None before the first block). Returns the next (x, update)."""
+        h, x = self.ln_1(x, update)
+        update = self.attn(h, rope)
+        h, x = self.ln_2(x, update)
+        return x, self.mlp(h)
 
 class GPT(nn.Module):
 
@@ -164,15 +175,11 @@ class GPT(nn.Module):
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
               + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else ""))
 
-        if config.arch == 'gpt2':
-            make_norm = lambda: LayerNorm(config.n_embd, config.bias, self.kernels['layer_norm'])
-        else:
-            make_norm = lambda: RMSNorm(config.n_embd)
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),
             drop=nn.Dropout(config.dropout),
-            h=nn.ModuleList([Block(config, make_norm) for _ in range(config.n_layer)]),
-            ln_f=make_norm(),
+            h=nn.ModuleList([Block(config, self.kernels) for _ in range(config.n_layer)]),
+            ln_f=make_norm(config, self.kernels),
         ))
         if config.arch == 'gpt2':
             self.transformer.wpe = nn.Embedding(config.block_size, config.n_embd)
@@ -215,10 +222,10 @@ class GPT(nn.Module):
             x = x + self.transformer.wpe(torch.arange(T, dtype=torch.long, device=idx.device))
         else:
             rope = (self.rope_cos[:T], self.rope_sin[:T])
-        x = self.transformer.drop(x)
+        x, update = self.transformer.drop(x), None
         for block in self.transformer.h:
-            x = block(x, rope)
-        x = self.transformer.ln_f(x)
+            x, update = block(x, update, rope)
+        x, _ = self.transformer.ln_f(x, update)
 
         if targets is not None:
             logits = self.lm_head(x)  # (B, T, vocab_size)

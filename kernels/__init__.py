@@ -5,4 +5,7 @@ backend='auto'|'triton'|'torch' (see kernels/backend.py) and has a PyTorch refer
 imports without Triton and without a GPU; the ops then run their references.
 """
 from kernels.backend import TRITON_AVAILABLE, INTERPRET, BACKENDS
-from kernels.layer_norm import layer_norm, layer_norm_ref
+from kernels.norm import layer_norm, layer_norm_ref, rms_norm, rms_norm_ref
+from kernels.rotary import rotary, rotary_ref
+from kernels.swiglu import swiglu, swiglu_ref
+from kernels.gelu import gelu, gelu_ref

@@ -8,6 +8,7 @@ backend='auto'   : Triton where it can run (CUDA tensors, or any tensor under
                    TRITON_INTERPRET=1, the CPU interpreter CI uses), PyTorch otherwise.
 """
 import os
+import math
 import functools
 
 import torch
@@ -77,6 +78,37 @@ def use_triton(op, backend, *tensors, limit=None):
     if TRITON_AVAILABLE and limit is not None:  # an unsupported input, not just a CPU run: say so
         say_once(f"{op}: using PyTorch ({reason})")
     return False
+
+def as_rows(t):
+    """t (..., N) as an (M, N) view with contiguous columns, copying only if it must:
+    the kernels take any row stride but need unit column stride."""
+    t = t.reshape(math.prod(t.shape[:-1]), t.shape[-1])
+    return t if t.stride(-1) == 1 or t.numel() == 0 else t.contiguous()
+
+def row_ranges(M, device, block_m=1, per_sm=4):
+    """(rows_per_program, programs): M rows cut into contiguous ranges, about per_sm
+    ranges per SM, each a multiple of block_m rows. For kernels whose programs keep
+    per-program partial sums (weight and bias gradients), so their number stays small."""
+    rows = max(1, -(-M // (per_sm * num_sms(device))))
+    rows = -(-rows // block_m) * block_m
+    return rows, max(1, -(-M // rows))
+
+def for_compile(name, fake):
+    """Decorator for a launcher: registers it as the custom op kernels::<name> (with
+    `fake` giving output shapes and dtypes), so that under torch.compile the launch is
+    one opaque graph node and not a graph break. The function it returns calls the
+    custom op only while torch.compile traces, and the launcher itself in eager mode,
+    where the custom op's dispatch costs more Python time than the kernel takes on the
+    GPU (docs/perf-notes.md)."""
+    def wrap(launcher):
+        op = torch.library.custom_op(f"kernels::{name}", launcher, mutates_args=())
+        op.register_fake(fake)
+
+        @functools.wraps(launcher)
+        def call(*args):
+            return op(*args) if torch.compiler.is_compiling() else launcher(*args)
+        return call
+    return wrap
 
 @functools.lru_cache(maxsize=None)
 def _sm_count(device_index):

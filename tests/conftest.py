@@ -23,6 +23,8 @@ def pytest_configure(config):
     # noise from Triton's CPU interpreter under numpy >= 1.25, not from our code
     config.addinivalue_line(
         "filterwarnings", "ignore:Conversion of an array with ndim > 0 to a scalar:DeprecationWarning")
+    # F.rms_norm's note that a bf16 input with an fp32 weight takes its unfused path
+    config.addinivalue_line("filterwarnings", "ignore:Mismatch dtype between input and weight:UserWarning")
 
 
 @pytest.fixture(scope="session")
@@ -45,3 +47,56 @@ def assert_close_3way(name, out, out_torch, ref):
     atol = torch.finfo(out.dtype).eps * ref.abs().max().item()
     assert err_k <= 2 * err_t + atol, (
         f"{name}: kernel error {err_k:.3e} > 2 * torch error {err_t:.3e} + atol {atol:.3e}")
+
+
+def forward_backward(fn, args, dys, no_grad=()):
+    """Run fn(*args) on fresh leaves viewing the tensor args (detach(), not clone(): a view
+    keeps its strides) and backpropagate sum(out_i * dy_i) over the outputs. Returns
+    (outputs, grads): a tuple of the outputs, and per arg its gradient (None for
+    non-tensors and for the indices in no_grad)."""
+    leaves = [a.detach().requires_grad_(i not in no_grad) if torch.is_tensor(a) else a
+              for i, a in enumerate(args)]
+    out = fn(*leaves)
+    outs = out if isinstance(out, tuple) else (out,)
+    torch.autograd.backward(list(outs), [dy.to(o.dtype) for o, dy in zip(outs, dys)])
+    grads = tuple(a.grad if torch.is_tensor(a) and a.requires_grad else None for a in leaves)
+    return tuple(o.detach() for o in outs), grads
+
+
+def double(args):
+    """args with every floating tensor in float64 (for the reference run)."""
+    return [a.double() if torch.is_tensor(a) and a.is_floating_point() else a for a in args]
+
+
+def check_3way_all(names, results, results_torch, refs):
+    """assert_close_3way for each named pair of (outputs, grads) from forward_backward;
+    None must be None in all three."""
+    flat = lambda r: list(r[0]) + list(r[1])
+    for name, out, out_torch, ref in zip(names, flat(results), flat(results_torch), flat(refs)):
+        if ref is None:
+            assert out is None and out_torch is None, f"{name}: expected no gradient"
+        else:
+            assert_close_3way(name, out, out_torch, ref)
+
+
+class _CountedKernel:
+    """Stands in for a @triton.jit kernel, counting its launches."""
+
+    def __init__(self, kernel, counts, name):
+        self.kernel, self.counts, self.name = kernel, counts, name
+
+    def __getitem__(self, grid):
+        self.counts[self.name] += 1
+        return self.kernel[grid]
+
+
+def count_launches(monkeypatch, module):
+    """Count the launches of every `_..._kernel` of a kernels/ module (the launchers look
+    their kernels up as module globals at call time). Returns {kernel name: count}."""
+    counts = {}
+    for name in dir(module):
+        if name.startswith("_") and name.endswith("_kernel"):
+            counts[name] = 0
+            monkeypatch.setattr(module, name, _CountedKernel(getattr(module, name), counts, name))
+    assert counts, f"{module.__name__} has no kernels"
+    return counts

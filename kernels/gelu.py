@@ -1,0 +1,163 @@
+"""
+GELU with an optional bias added first: y = gelu(x + bias), in the exact erf form
+nanoGPT uses or the tanh approximation (F.gelu's approximate='none' | 'tanh').
+
+Forward, u = x + bias (or x):
+    erf:  gelu(u) = u * P(u),  P(u) = (1 + erf(u / sqrt(2))) / 2
+    tanh: gelu(u) = u * (1 + t) / 2,  t = tanh(k * (u + c * u^3)),  k = sqrt(2 / pi), c = 0.044715
+Backward:
+    erf:  gelu'(u) = P(u) + u * exp(-u^2 / 2) / sqrt(2 pi)
+    tanh: gelu'(u) = (1 + t) / 2 + u * (1 - t^2) * k * (1 + 3 c u^2) / 2
+    dx = dy * gelu'(u),   dbias = sum over rows of dx
+The backward recomputes u from x and the bias (nothing else is saved). dbias: as in
+the norms, each backward program walks a contiguous range of rows keeping fp32
+partial sums, and one torch sum reduces the (programs, N) buffer: deterministic.
+Arithmetic in fp32, rounded once.
+
+Constraints: x (..., N) and bias (N,) in fp32, bf16 or fp16, any row stride with
+contiguous columns. The result is in x's dtype even when the bias is fp32 (as in an
+autocast model, where nn.Linear adds its fp32 bias into a bf16 output): this op
+replaces linear-with-bias followed by GELU, with the bias add moved into it.
+"""
+from typing import Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+from kernels.backend import triton, tl, use_triton, as_rows, row_ranges, for_compile
+
+APPROXIMATIONS = ("none", "tanh")
+
+def gelu_ref(x, bias=None, approximate="none"):
+    return F.gelu(x if bias is None else x + bias, approximate=approximate).to(x.dtype)
+
+@triton.jit
+def _gelu_and_grad(u, TANH: tl.constexpr):
+    """gelu(u) and gelu'(u), fp32."""
+    if TANH:
+        # with s = sigmoid(2z): (1 + t) / 2 = s and 1 - t^2 = 4 s (1 - s); 1 - s taken as
+        # sigmoid(-2z), since 1 - t * t loses its digits where t is near +-1
+        z = 0.7978845608028654 * (u + 0.044715 * u * u * u)
+        s = tl.sigmoid(2.0 * z)
+        return u * s, s + 2.0 * u * s * tl.sigmoid(-2.0 * z) * 0.7978845608028654 * (1.0 + 3.0 * 0.044715 * u * u)
+    else:
+        p = 0.5 * (1.0 + tl.erf(u * 0.7071067811865476))
+        return u * p, p + u * 0.3989422804014327 * tl.exp(-0.5 * u * u)
+
+@triton.jit
+def _gelu_fwd_kernel(
+    X,       # (M, N) input, rows stride_x apart
+    Bias,    # (N,) bias; read only if HAS_BIAS
+    Y,       # (M, N) output, contiguous
+    N, stride_x,
+    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = cols < N
+    u = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    if HAS_BIAS:
+        u += tl.load(Bias + cols, mask=mask, other=0.0).to(tl.float32)
+    y, _ = _gelu_and_grad(u, TANH)
+    tl.store(Y + row * N + cols, y.to(Y.dtype.element_ty), mask=mask)
+
+@triton.jit
+def _gelu_bwd_kernel(
+    DY,      # (M, N) gradient of y, rows stride_dy apart
+    X,       # (M, N) forward input, rows stride_x apart
+    Bias,    # (N,) bias; read only if HAS_BIAS
+    DX,      # (M, N) gradient of x, contiguous
+    DBias,   # (programs, N) fp32 partial sums of dx; written only if HAS_BIAS
+    M, N, stride_dy, stride_x,
+    rows_per_program,  # program (p, c) takes rows p * rows_per_program onwards, columns block c
+    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    if HAS_BIAS:
+        bias = tl.load(Bias + cols, mask=cols < N, other=0.0).to(tl.float32)
+    db = tl.zeros((BLOCK_N,), dtype=tl.float32)
+    for i in range(rows_per_program):
+        row = pid.to(tl.int64) * rows_per_program + i
+        mask = (cols < N) & (row < M)  # the last program's range may run past M
+        u = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+        if HAS_BIAS:
+            u += bias
+        dy = tl.load(DY + row * stride_dy + cols, mask=mask, other=0.0).to(tl.float32)
+        _, grad = _gelu_and_grad(u, TANH)
+        dx = dy * grad
+        tl.store(DX + row * N + cols, dx.to(DX.dtype.element_ty), mask=mask)
+        db += dx
+    if HAS_BIAS:
+        tl.store(DBias + pid * N + cols, db, mask=cols < N)
+
+BLOCK_N = 1024  # columns per program; H100 sweep in docs/perf-notes.md
+NUM_WARPS = 4
+
+def _check(x, bias, approximate):
+    if approximate not in APPROXIMATIONS:
+        raise ValueError(f"gelu: approximate must be one of {APPROXIMATIONS}, got {approximate!r}")
+    if bias is not None and bias.shape != (x.shape[-1],):
+        raise ValueError(f"gelu: bias must have shape ({x.shape[-1]},), got {tuple(bias.shape)}")
+
+def _fake_gelu_fwd(x, bias, approximate):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+@for_compile("gelu_fwd", _fake_gelu_fwd)
+def gelu_fwd(x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str) -> torch.Tensor:
+    _check(x, bias, approximate)
+    x2 = as_rows(x)
+    M, N = x2.shape
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if y.numel() > 0:
+        block = min(BLOCK_N, triton.next_power_of_2(N))
+        _gelu_fwd_kernel[(M, triton.cdiv(N, block))](
+            x2, x2 if bias is None else bias.contiguous(), y, N, x2.stride(0),
+            HAS_BIAS=bias is not None, TANH=approximate == "tanh", BLOCK_N=block, num_warps=NUM_WARPS)
+    return y
+
+def _fake_gelu_bwd(dy, x, bias, approximate):
+    return (torch.empty(x.shape, dtype=x.dtype, device=x.device),
+            x.new_empty(0 if bias is None else x.shape[-1], dtype=torch.float32))
+
+@for_compile("gelu_bwd", _fake_gelu_bwd)
+def gelu_bwd(dy: torch.Tensor, x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str,
+             ) -> Tuple[torch.Tensor, torch.Tensor]:
+    """dx in x's dtype, and dbias in fp32 (empty without a bias)."""
+    _check(x, bias, approximate)
+    x2, dy2 = as_rows(x), as_rows(dy)
+    M, N = x2.shape
+    dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    # without a bias nothing is summed over rows: one row per program
+    rows_per_program, programs = (1, M) if bias is None else row_ranges(M, x.device)
+    partial = torch.empty((0, 0) if bias is None else (programs, N), dtype=torch.float32, device=x.device)
+    if M == 0:
+        partial.zero_()
+    else:
+        block = min(BLOCK_N, triton.next_power_of_2(N))
+        _gelu_bwd_kernel[(programs, triton.cdiv(N, block))](
+            dy2, x2, x2 if bias is None else bias.contiguous(), dx, partial, M, N, dy2.stride(0), x2.stride(0),
+            rows_per_program, HAS_BIAS=bias is not None, TANH=approximate == "tanh",
+            BLOCK_N=block, num_warps=NUM_WARPS)
+    return dx, partial.sum(0)
+
+class GELUFunction(torch.autograd.Function):
+
+    @staticmethod
+    def forward(ctx, x, bias, approximate):
+        ctx.save_for_backward(x, bias)
+        ctx.approximate = approximate
+        return gelu_fwd(x, bias, approximate)
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, bias = ctx.saved_tensors
+        dx, dbias = gelu_bwd(dy, x, bias, ctx.approximate)
+        return dx, None if bias is None else dbias.to(bias.dtype), None
+
+def gelu(x, bias=None, approximate="none", backend="auto"):
+    """F.gelu(x + bias, approximate=approximate) in x's dtype (see above), by the Triton
+    kernel or PyTorch as `backend` says (see kernels/backend.py)."""
+    if not use_triton("gelu", backend, x, bias):
+        return gelu_ref(x, bias, approximate)
+    return GELUFunction.apply(x, bias, approximate)

@@ -1,0 +1,264 @@
+"""
+LayerNorm and RMSNorm over the last dimension, each optionally fused with the
+residual add before it. One kernel pair serves both norms: RMSNorm is LayerNorm
+without the mean and the bias (IS_RMS), so they share every line but those.
+
+Forward, per row of width N, statistics in fp32. With a residual, the normalised
+input is h = x + residual (written out too, rounded to its dtype, and normalised
+as rounded, as the two torch ops in sequence would do); without one, h = x.
+    LayerNorm: mean = sum(h) / N,  xhat = (h - mean) * rstd,  rstd = 1 / sqrt(sum((h - mean)^2) / N + eps)
+    RMSNorm:   mean = 0,           xhat = h * rstd,           rstd = 1 / sqrt(sum(h^2) / N + eps)
+    y = xhat * w (+ b)
+Backward, with g = dy * w and dh_out the gradient reaching h from its other uses
+(the residual stream; zero without a residual):
+    dh = rstd * (g - xhat * mean(g * xhat) - mean(g)) + dh_out       (RMSNorm: no mean(g) term)
+    dx = dresidual = dh,   dw = sum over rows of dy * xhat,   db = sum over rows of dy
+The forward saves rstd (and mean for LayerNorm), fp32, one per row, so the backward
+reads h, dy, w once and never recomputes the statistics from scratch. dw and db:
+each backward program walks a contiguous range of rows keeping fp32 partial sums in
+registers and writes them to a (programs, N) buffer that one torch sum reduces: no
+atomics, no locks, the same bits on every run.
+
+Constraints: inputs, weight and bias in fp32, bf16 or fp16, and they may differ (as
+under autocast); 1 <= N <= MAX_WIDTH, a whole row in one program's registers. The
+output dtype is the torch op's: h's dtype (torch's type promotion of x and residual),
+or fp32 under CUDA autocast (layer_norm and rms_norm are on autocast's fp32 list
+there; CPU autocast leaves them alone).
+"""
+from typing import Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+from kernels.backend import triton, tl, use_triton, as_rows, row_ranges, for_compile
+
+MAX_WIDTH = 65536  # a row must fit in one program's registers
+
+def _width_problem(N):
+    """Why the kernels cannot take rows of width N, or None."""
+    return None if 1 <= N <= MAX_WIDTH else f"width {N} is outside the kernel's 1..{MAX_WIDTH}"
+
+def layer_norm_ref(x, weight, bias=None, eps=1e-5, residual=None):
+    """F.layer_norm over the last dim; with a residual, (F.layer_norm(h), h) for h = x + residual."""
+    h = x if residual is None else x + residual
+    y = F.layer_norm(h, (h.shape[-1],), weight, bias, eps)
+    return y if residual is None else (y, h)
+
+def rms_norm_ref(x, weight, eps=1e-6, residual=None):
+    """F.rms_norm over the last dim; with a residual, (F.rms_norm(h), h) for h = x + residual."""
+    h = x if residual is None else x + residual
+    y = F.rms_norm(h, (h.shape[-1],), weight, eps)
+    return y if residual is None else (y, h)
+
+@triton.jit
+def _norm_fwd_kernel(
+    X,       # (M, N) input, rows stride_x apart, columns contiguous
+    R,       # (M, N) residual, rows stride_r apart; read only if HAS_RESIDUAL
+    W,       # (N,) weight
+    B,       # (N,) bias; read only if HAS_BIAS
+    Y,       # (M, N) output, contiguous
+    H,       # (M, N) x + residual, contiguous; written only if HAS_RESIDUAL
+    Mean,    # (M,) fp32 row means for the backward; written only for LayerNorm
+    Rstd,    # (M,) fp32 row 1/std (1/rms for RMSNorm) for the backward
+    M, N, stride_x, stride_r, eps,
+    IS_RMS: tl.constexpr, HAS_RESIDUAL: tl.constexpr, HAS_BIAS: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    # a tile of BLOCK_M whole rows: several narrow rows per program keep enough loads in flight
+    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    row_ok = rows < M
+    mask = row_ok[:, None] & (cols < N)[None, :]
+    h = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    if HAS_RESIDUAL:
+        h += tl.load(R + rows[:, None] * stride_r + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        h = h.to(H.dtype.element_ty)  # normalise h as stored, which the backward reads back
+        tl.store(H + rows[:, None] * N + cols[None, :], h, mask=mask)
+        h = h.to(tl.float32)
+    if IS_RMS:
+        hc = h
+    else:
+        mean = tl.sum(h, axis=1) / N
+        hc = tl.where(mask, h - mean[:, None], 0.0)  # padding must not count in the variance
+        tl.store(Mean + rows, mean, mask=row_ok)
+    rstd = tl.rsqrt(tl.sum(hc * hc, axis=1) / N + eps)
+    y = hc * rstd[:, None] * tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
+    if HAS_BIAS:
+        y += tl.load(B + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
+    tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
+    tl.store(Rstd + rows, rstd, mask=row_ok)
+
+@triton.jit
+def _norm_bwd_kernel(
+    DY,      # (M, N) gradient of y, rows stride_dy apart
+    H,       # (M, N) the forward's normalised input (x, or x + residual), rows stride_h apart
+    DH_OUT,  # (M, N) gradient reaching h from its other uses, rows stride_dho apart; read only if HAS_DH_OUT
+    W,       # (N,) weight
+    Mean,    # (M,) fp32 from the forward; read only for LayerNorm
+    Rstd,    # (M,) fp32 from the forward
+    DH,      # (M, N) gradient of h (= of x and of the residual), contiguous
+    DW,      # (programs, N) fp32 partial sums of dy * xhat, one row per program
+    DB,      # (programs, N) fp32 partial sums of dy; written only if HAS_BIAS
+    M, N, stride_h, stride_dy, stride_dho,
+    rows_per_program,  # a multiple of BLOCK_M: program pid takes rows pid * rows_per_program onwards
+    IS_RMS: tl.constexpr, HAS_DH_OUT: tl.constexpr, HAS_BIAS: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
+    dw = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    db = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for i in range(0, rows_per_program, BLOCK_M):
+        rows = pid.to(tl.int64) * rows_per_program + i + tl.arange(0, BLOCK_M)
+        row_ok = rows < M  # the last program's range may run past M
+        mask = row_ok[:, None] & (cols < N)[None, :]
+        h = tl.load(H + rows[:, None] * stride_h + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(DY + rows[:, None] * stride_dy + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        rstd = tl.load(Rstd + rows, mask=row_ok, other=0.0)
+        if IS_RMS:
+            xhat = h * rstd[:, None]
+        else:
+            mean = tl.load(Mean + rows, mask=row_ok, other=0.0)
+            xhat = tl.where(mask, (h - mean[:, None]) * rstd[:, None], 0.0)
+        g = dy * w[None, :]
+        dh = g - xhat * (tl.sum(xhat * g, axis=1) / N)[:, None]
+        if not IS_RMS:
+            dh -= (tl.sum(g, axis=1) / N)[:, None]
+        dh *= rstd[:, None]
+        if HAS_DH_OUT:
+            dh += tl.load(DH_OUT + rows[:, None] * stride_dho + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        tl.store(DH + rows[:, None] * N + cols[None, :], dh.to(DH.dtype.element_ty), mask=mask)
+        dw += dy * xhat
+        if HAS_BIAS:
+            db += dy
+    tl.store(DW + pid * N + cols, tl.sum(dw, axis=0), mask=cols < N)
+    if HAS_BIAS:
+        tl.store(DB + pid * N + cols, tl.sum(db, axis=0), mask=cols < N)
+
+# Rows per tile and warps, by pass: about TILE elements per tile (several narrow rows,
+# one wide row), about PER_THREAD elements per thread; backward programs per SM.
+# Chosen by `python bench.py --tune=True` on the H100: docs/perf-notes.md.
+TILE = {'fwd': 4096, 'bwd': 4096}
+PER_THREAD = {'fwd': 8, 'bwd': 8}
+BWD_PROGRAMS_PER_SM = 4
+
+def _tile(N, pass_):
+    """(BLOCK_M, BLOCK_N, num_warps) for rows of width N in pass 'fwd' or 'bwd'."""
+    BLOCK_N = triton.next_power_of_2(N)
+    BLOCK_M = max(1, TILE[pass_] // BLOCK_N)
+    return BLOCK_M, BLOCK_N, min(max(BLOCK_M * BLOCK_N // (32 * PER_THREAD[pass_]), 1), 32)
+
+def _fake_norm_fwd(x, residual, weight, bias, eps, is_rms, out_dtype):
+    M = x.numel() // x.shape[-1]
+    h = torch.empty(0, device=x.device) if residual is None else \
+        x.new_empty(x.shape, dtype=torch.promote_types(x.dtype, residual.dtype))
+    return (x.new_empty(x.shape, dtype=out_dtype), h,
+            x.new_empty(0 if is_rms else M, dtype=torch.float32), x.new_empty(M, dtype=torch.float32))
+
+@for_compile("norm_fwd", _fake_norm_fwd)
+def norm_fwd(x: torch.Tensor, residual: Optional[torch.Tensor], weight: torch.Tensor,
+             bias: Optional[torch.Tensor], eps: float, is_rms: bool, out_dtype: torch.dtype,
+             ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """x (..., N) [+ residual] -> y (..., N) in out_dtype; h = x + residual (an empty
+    tensor without a residual: h is x); fp32 mean (empty for RMSNorm) and rstd of shape (M,)."""
+    N = x.shape[-1]
+    if _width_problem(N):
+        raise ValueError(f"norm: {_width_problem(N)}")
+    if weight.shape != (N,) or (bias is not None and bias.shape != (N,)):
+        raise ValueError(f"norm: weight/bias must have shape ({N},), got "
+                         f"{tuple(weight.shape)}/{None if bias is None else tuple(bias.shape)}")
+    if residual is not None and residual.shape != x.shape:
+        raise ValueError(f"norm: residual shape {tuple(residual.shape)} != input shape {tuple(x.shape)}")
+    x2 = as_rows(x)
+    r2 = x2 if residual is None else as_rows(residual)
+    M = x2.shape[0]
+    y = torch.empty(x.shape, dtype=out_dtype, device=x.device)
+    h = torch.empty(0, device=x.device) if residual is None else \
+        torch.empty(x.shape, dtype=torch.promote_types(x.dtype, residual.dtype), device=x.device)
+    mean = torch.empty(0 if is_rms else M, dtype=torch.float32, device=x.device)
+    rstd = torch.empty(M, dtype=torch.float32, device=x.device)
+    if M > 0:
+        BLOCK_M, BLOCK_N, num_warps = _tile(N, 'fwd')
+        _norm_fwd_kernel[(triton.cdiv(M, BLOCK_M),)](
+            x2, r2, weight.contiguous(), weight if bias is None else bias.contiguous(), y, h, mean, rstd,
+            M, N, x2.stride(0), r2.stride(0), eps,
+            IS_RMS=is_rms, HAS_RESIDUAL=residual is not None, HAS_BIAS=bias is not None,
+            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=num_warps)
+    return y, h, mean, rstd
+
+def _fake_norm_bwd(dy, dh_out, h, weight, mean, rstd, is_rms, has_bias):
+    return torch.empty_like(h), h.new_empty((2 if has_bias else 1, h.shape[-1]), dtype=torch.float32)
+
+@for_compile("norm_bwd", _fake_norm_bwd)
+def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, weight: torch.Tensor,
+             mean: torch.Tensor, rstd: torch.Tensor, is_rms: bool, has_bias: bool,
+             ) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Gradients of norm_fwd: dh in h's dtype (the gradient of x and of the residual),
+    and dw (and db, if has_bias) stacked as (1 or 2, N) fp32."""
+    N = h.shape[-1]
+    h2, dy2 = as_rows(h), as_rows(dy)
+    dho2 = dy2 if dh_out is None else as_rows(dh_out)
+    M = h2.shape[0]
+    dh = torch.empty(h.shape, dtype=h.dtype, device=h.device)
+    BLOCK_M, BLOCK_N, num_warps = _tile(N, 'bwd')
+    rows_per_program, programs = row_ranges(M, h.device, BLOCK_M, BWD_PROGRAMS_PER_SM)
+    partial = torch.empty((2 if has_bias else 1, programs, N), dtype=torch.float32, device=h.device)
+    if M == 0:
+        partial.zero_()
+    else:
+        _norm_bwd_kernel[(programs,)](
+            dy2, h2, dho2, weight.contiguous(), mean, rstd, dh, partial[0], partial[-1],
+            M, N, h2.stride(0), dy2.stride(0), dho2.stride(0), rows_per_program,
+            IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias,
+            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=num_warps,
+            enable_fp_fusion=False)  # a fused dy*w - mean(g) keeps the product's rounding error, which
+                                     # rstd then magnifies: at N=1 dh must be exactly 0 and was not
+    return dh, partial.sum(1)
+
+class NormFunction(torch.autograd.Function):
+    """Autograd for both norms, with or without the residual add. Returns y, or (y, h)."""
+
+    @staticmethod
+    def forward(ctx, x, residual, weight, bias, eps, is_rms, out_dtype):
+        y, h, mean, rstd = norm_fwd(x, residual, weight, bias, eps, is_rms, out_dtype)
+        has_residual = residual is not None
+        ctx.save_for_backward(h if has_residual else x, weight, mean, rstd)
+        ctx.is_rms = is_rms
+        ctx.dtypes = (None if residual is None else residual.dtype, weight.dtype,
+                      None if bias is None else bias.dtype)
+        ctx.set_materialize_grads(False)  # an unused h (the last block's) sends no gradient
+        return (y, h) if has_residual else y
+
+    @staticmethod
+    def backward(ctx, dy, dh_out=None):
+        h, weight, mean, rstd = ctx.saved_tensors
+        r_dtype, w_dtype, b_dtype = ctx.dtypes
+        if dy is None:
+            dy = torch.zeros_like(h)
+        dh, dwdb = norm_bwd(dy, dh_out, h, weight, mean, rstd, ctx.is_rms, b_dtype is not None)
+        db = None if b_dtype is None else dwdb[1].to(b_dtype)
+        # autograd casts dh to x's and the residual's dtypes where they differ from h's
+        return dh, None if r_dtype is None else dh, dwdb[0].to(w_dtype), db, None, None, None
+
+def _norm(name, x, residual, weight, bias, eps, is_rms, backend, ref):
+    if not use_triton(name, backend, x, residual, weight, bias, limit=_width_problem(x.shape[-1])):
+        return ref()
+    if torch.is_autocast_enabled(x.device.type) and x.device.type == "cuda":
+        out_dtype = torch.float32  # autocast's fp32 list
+    else:
+        out_dtype = x.dtype if residual is None else torch.promote_types(x.dtype, residual.dtype)
+    return NormFunction.apply(x, residual, weight, bias, eps, is_rms, out_dtype)
+
+def layer_norm(x, weight, bias=None, eps=1e-5, residual=None, backend="auto"):
+    """F.layer_norm(x, (x.shape[-1],), weight, bias, eps); with a residual, (F.layer_norm(h), h)
+    for h = x + residual in one pass. By the Triton kernel or PyTorch as `backend` says
+    (see kernels/backend.py)."""
+    return _norm("layer_norm", x, residual, weight, bias, eps, False, backend,
+                 lambda: layer_norm_ref(x, weight, bias, eps, residual))
+
+def rms_norm(x, weight, eps=1e-6, residual=None, backend="auto"):
+    """F.rms_norm(x, (x.shape[-1],), weight, eps); with a residual, (F.rms_norm(h), h)
+    for h = x + residual in one pass. By the Triton kernel or PyTorch as `backend` says."""
+    return _norm("rms_norm", x, residual, weight, None, eps, True, backend,
+                 lambda: rms_norm_ref(x, weight, eps, residual))

@@ -1,0 +1,99 @@
+"""
+Rotary position embedding, rotate-half form (GPT-NeoX, LLaMA), for x of shape
+(B, H, T, D) and angle tables cos, sin of shape (T, D/2).
+
+Forward: each head vector splits into halves x1 = x[..., :D/2], x2 = x[..., D/2:],
+and each pair (x1[i], x2[i]) at position t turns by the angle of (t, i):
+    y1 = x1 * cos - x2 * sin,   y2 = x2 * cos + x1 * sin
+Backward: the transpose of a rotation is the rotation back (sin -> -sin):
+    dx1 = dy1 * cos + dy2 * sin,   dx2 = dy2 * cos - dy1 * sin
+One kernel does both directions. Arithmetic in fp32, the result in x's dtype (as
+the reference below, which computes in fp32, or float64, and casts back).
+
+Constraints: x and dy in fp32, bf16 or fp16, any strides with a contiguous last
+dim (q and k as views of the fused qkv projection are read in place: rotating them
+both is one call on the (B, H_q + H_kv, T, D) view of the qkv tensor); D even;
+cos and sin have no gradient. Output contiguous.
+"""
+import torch
+
+from kernels.backend import triton, tl, use_triton, for_compile
+
+def rotary_ref(x, cos, sin):
+    x1, x2 = x.to(torch.promote_types(x.dtype, torch.float32)).chunk(2, dim=-1)
+    return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1).to(x.dtype)
+
+@triton.jit
+def _rotary_kernel(
+    X,       # (B, H, T, D) input, strides stride_b, stride_h, stride_t, 1
+    Cos,     # (T, D/2) fp32, contiguous
+    Sin,     # (T, D/2) fp32, contiguous
+    Y,       # (B, H, T, D) output, contiguous
+    H, T, HALF, stride_b, stride_h, stride_t,
+    INVERSE: tl.constexpr,  # rotate back (the backward)
+    BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
+):
+    bh = tl.program_id(0)  # batch * H + head: axis 0 has no 65535 limit
+    ts = tl.program_id(1) * BLOCK_T + tl.arange(0, BLOCK_T)
+    ds = tl.arange(0, BLOCK_D)
+    mask = (ts < T)[:, None] & (ds < HALF)[None, :]
+    x1_ptr = (X + (bh // H).to(tl.int64) * stride_b + (bh % H).to(tl.int64) * stride_h
+              + ts[:, None].to(tl.int64) * stride_t + ds[None, :])
+    x1 = tl.load(x1_ptr, mask=mask, other=0.0).to(tl.float32)
+    x2 = tl.load(x1_ptr + HALF, mask=mask, other=0.0).to(tl.float32)
+    cos = tl.load(Cos + ts[:, None] * HALF + ds[None, :], mask=mask, other=0.0)
+    sin = tl.load(Sin + ts[:, None] * HALF + ds[None, :], mask=mask, other=0.0)
+    if INVERSE:
+        sin = -sin
+    y1_ptr = Y + (bh.to(tl.int64) * T + ts[:, None]) * (2 * HALF) + ds[None, :]
+    tl.store(y1_ptr, (x1 * cos - x2 * sin).to(Y.dtype.element_ty), mask=mask)
+    tl.store(y1_ptr + HALF, (x2 * cos + x1 * sin).to(Y.dtype.element_ty), mask=mask)
+
+BLOCK_T = 64  # positions per program; H100 sweep in docs/perf-notes.md
+NUM_WARPS = 4
+
+def _fake_rotary(x, cos, sin, inverse):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+@for_compile("rotary", _fake_rotary)
+def rotary_fwd(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, inverse: bool) -> torch.Tensor:
+    """x (B, H, T, D) turned by the angles (back by them if inverse), as a new contiguous tensor."""
+    if x.dim() != 4 or x.shape[-1] % 2:
+        raise ValueError(f"rotary: x must be (B, H, T, D) with D even, got {tuple(x.shape)}")
+    B, H, T, D = x.shape
+    if cos.shape != (T, D // 2) or sin.shape != (T, D // 2):
+        raise ValueError(f"rotary: cos and sin must be ({T}, {D // 2}), got {tuple(cos.shape)}, {tuple(sin.shape)}")
+    if x.stride(-1) != 1:
+        x = x.contiguous()
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if y.numel() > 0:
+        _rotary_kernel[(B * H, triton.cdiv(T, BLOCK_T))](
+            x, cos.float().contiguous(), sin.float().contiguous(), y,
+            H, T, D // 2, x.stride(0), x.stride(1), x.stride(2),
+            INVERSE=inverse, BLOCK_T=BLOCK_T, BLOCK_D=triton.next_power_of_2(D // 2), num_warps=NUM_WARPS)
+    return y
+
+def rotary_bwd(dy, cos, sin):
+    """dx for dy: the same kernel, rotating back."""
+    return rotary_fwd(dy, cos, sin, True)
+
+class RotaryFunction(torch.autograd.Function):
+
+    @staticmethod
+    def forward(ctx, x, cos, sin):
+        ctx.save_for_backward(cos, sin)
+        return rotary_fwd(x, cos, sin, False)
+
+    @staticmethod
+    def backward(ctx, dy):
+        cos, sin = ctx.saved_tensors
+        return rotary_bwd(dy, cos, sin), None, None
+
+def rotary(x, cos, sin, backend="auto"):
+    """Rotate-half rotary embedding of x (B, H, T, D) by cos, sin of shape (T, D/2),
+    by the Triton kernel or PyTorch as `backend` says (see kernels/backend.py)."""
+    if cos.requires_grad or sin.requires_grad:
+        raise ValueError("rotary: cos and sin are fixed tables; the kernel gives them no gradient")
+    if not use_triton("rotary", backend, x, cos, sin):
+        return rotary_ref(x, cos, sin)
+    return RotaryFunction.apply(x, cos, sin)
