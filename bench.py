@@ -202,7 +202,8 @@ def bench_op(op, shape, make, diff, impls, nbytes):
     implementation refuses the inputs (torch eager's LayerNorm takes no bf16 input with
     an fp32 weight on CUDA)."""
     first = make()
-    y = impls['triton'](*first)
+    with torch.no_grad():  # no autograd graph kept alive: it would tie the leaves to this stream
+        y = impls['triton'](*first)
     outs = y if isinstance(y, tuple) else (y,)
     copies = max(2, -(-200 * 2**20 // nbytes[1]))
     inputs = [first] + [make() for _ in range(copies - 1)]
@@ -268,7 +269,7 @@ if ops and not tune and kernels.TRITON_AVAILABLE and (cuda or kernels.INTERPRET)
           + (f" (% of the {ceiling:,.0f} GB/s copy measured here)" if ceiling else "") + ". Speedups: in GPU time, and per call against compile. max |Triton - torch| forward",
           ['op', 'shape', 'pass', 'torch eager', 'triton', 'torch.compile', 'triton GB/s', 'vs eager', 'vs compile',
            'vs compile/call', 'max diff'], rows)
-elif ops:
+elif ops and not tune:
     print("\nop table skipped: Triton cannot run here (no CUDA, and TRITON_INTERPRET is not set)")
 
 # 3. tuning (--tune=True) ---------------------------------------------------------
@@ -276,12 +277,14 @@ def tune_spaces():
     """op -> [settings]: each setting maps a kernel module's constants ('NAME' or
     'DICT.key') to values. The norms' forward and backward are tuned apart."""
     grid = lambda **axes: [dict(zip(axes, v)) for v in itertools.product(*axes.values())]
-    norm = grid(**{'TILE.fwd': [1024, 2048, 4096, 8192], 'PER_THREAD.fwd': [4, 8, 16]}) \
-        + grid(**{'TILE.bwd': [1024, 2048, 4096, 8192], 'PER_THREAD.bwd': [4, 8, 16]}) \
-        + grid(BWD_PROGRAMS_PER_SM=[2, 8])
-    elementwise = grid(BLOCK_N=[512, 1024, 2048, 4096], NUM_WARPS=[2, 4, 8, 16])
-    return {'layer_norm': norm, 'rms_norm + residual': norm, 'rotary q and k': grid(BLOCK_T=[16, 32, 64, 128], NUM_WARPS=[2, 4, 8]),
-            'swiglu': elementwise, 'gelu + bias': elementwise}
+    norm = grid(**{'TILE.fwd': [1024, 2048, 4096], 'PER_THREAD.fwd': [8, 16, 32, 64]}) \
+        + grid(**{'TILE.bwd': [1024, 2048], 'PER_THREAD.bwd': [8, 16, 32], 'BWD_PROGRAMS_PER_SM': [1, 2, 4],
+                  'BWD_STAGES': [1, 2, 3]})
+    elementwise = grid(BLOCK_N=[1024, 2048, 4096], NUM_WARPS=[4, 8, 16])
+    gelu = [{'TILE.fwd': (m, n, w), 'TILE.bwd': (m, n, w)} for m, n in [(1, 1024), (1, 2048), (4, 512), (4, 1024),
+            (8, 256), (8, 512), (16, 256), (32, 128), (32, 256)] for w in (2, 4, 8)]
+    return {'layer_norm': norm, 'rms_norm + residual': norm, 'rotary q and k': grid(BLOCK_T=[32, 64], NUM_WARPS=[4]),
+            'swiglu': elementwise, 'gelu + bias': gelu}
 
 def set_constants(module, setting):
     """Apply a setting to the module; returns the setting that undoes it."""

@@ -9,9 +9,10 @@ Backward:
     erf:  gelu'(u) = P(u) + u * exp(-u^2 / 2) / sqrt(2 pi)
     tanh: gelu'(u) = (1 + t) / 2 + u * (1 - t^2) * k * (1 + 3 c u^2) / 2
     dx = dy * gelu'(u),   dbias = sum over rows of dx
-The backward recomputes u from x and the bias (nothing else is saved). dbias: as in
-the norms, each backward program walks a contiguous range of rows keeping fp32
-partial sums, and one torch sum reduces the (programs, N) buffer: deterministic.
+The backward recomputes u from x and the bias (nothing else is saved). dbias: each
+backward program sums its tile's dx over its BLOCK_M rows in fp32 and writes that
+row of partial sums; one torch sum reduces the (M / BLOCK_M, N) buffer: no atomics,
+deterministic.
 Arithmetic in fp32, rounded once.
 
 Constraints: x (..., N) and bias (N,) in fp32, bf16 or fp16, any row stride with
@@ -24,7 +25,7 @@ from typing import Optional, Tuple
 import torch
 import torch.nn.functional as F
 
-from kernels.backend import triton, tl, use_triton, as_rows, row_ranges, for_compile
+from kernels.backend import triton, tl, use_triton, as_rows, for_compile
 
 APPROXIMATIONS = ("none", "tanh")
 
@@ -49,17 +50,17 @@ def _gelu_fwd_kernel(
     X,       # (M, N) input, rows stride_x apart
     Bias,    # (N,) bias; read only if HAS_BIAS
     Y,       # (M, N) output, contiguous
-    N, stride_x,
-    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_N: tl.constexpr,
+    M, N, stride_x,
+    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    row = tl.program_id(0).to(tl.int64)
+    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask = cols < N
-    u = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    mask = (rows < M)[:, None] & (cols < N)[None, :]
+    u = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
     if HAS_BIAS:
-        u += tl.load(Bias + cols, mask=mask, other=0.0).to(tl.float32)
+        u += tl.load(Bias + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
     y, _ = _gelu_and_grad(u, TANH)
-    tl.store(Y + row * N + cols, y.to(Y.dtype.element_ty), mask=mask)
+    tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
 
 @triton.jit
 def _gelu_bwd_kernel(
@@ -67,32 +68,32 @@ def _gelu_bwd_kernel(
     X,       # (M, N) forward input, rows stride_x apart
     Bias,    # (N,) bias; read only if HAS_BIAS
     DX,      # (M, N) gradient of x, contiguous
-    DBias,   # (programs, N) fp32 partial sums of dx; written only if HAS_BIAS
+    DBias,   # (cdiv(M, BLOCK_M), N) fp32 partial sums of dx, one row per row block; written only if HAS_BIAS
     M, N, stride_dy, stride_x,
-    rows_per_program,  # program (p, c) takes rows p * rows_per_program onwards, columns block c
-    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_N: tl.constexpr,
+    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    pid = tl.program_id(0)
+    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows < M)[:, None] & (cols < N)[None, :]
+    u = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
     if HAS_BIAS:
-        bias = tl.load(Bias + cols, mask=cols < N, other=0.0).to(tl.float32)
-    db = tl.zeros((BLOCK_N,), dtype=tl.float32)
-    for i in range(rows_per_program):
-        row = pid.to(tl.int64) * rows_per_program + i
-        mask = (cols < N) & (row < M)  # the last program's range may run past M
-        u = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
-        if HAS_BIAS:
-            u += bias
-        dy = tl.load(DY + row * stride_dy + cols, mask=mask, other=0.0).to(tl.float32)
-        _, grad = _gelu_and_grad(u, TANH)
-        dx = dy * grad
-        tl.store(DX + row * N + cols, dx.to(DX.dtype.element_ty), mask=mask)
-        db += dx
+        u += tl.load(Bias + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
+    dy = tl.load(DY + rows[:, None] * stride_dy + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    _, grad = _gelu_and_grad(u, TANH)
+    dx = dy * grad  # 0 where masked: dy is 0 there
+    tl.store(DX + rows[:, None] * N + cols[None, :], dx.to(DX.dtype.element_ty), mask=mask)
     if HAS_BIAS:
-        tl.store(DBias + pid * N + cols, db, mask=cols < N)
+        tl.store(DBias + tl.program_id(0) * N + cols, tl.sum(dx, axis=0), mask=cols < N)
 
-BLOCK_N = 1024  # columns per program; H100 sweep in docs/perf-notes.md
-NUM_WARPS = 4
+# (BLOCK_M, BLOCK_N, num_warps) by pass; tall backward tiles keep the dbias partial
+# sums small (a (M / BLOCK_M, N) buffer). Chosen by `python bench.py --tune=True`:
+# docs/perf-notes.md.
+TILE = {'fwd': (1, 1024, 2), 'bwd': (16, 256, 4)}
+
+def _grid(M, N, pass_):
+    BLOCK_M, BLOCK_N, num_warps = TILE[pass_]
+    BLOCK_N = min(BLOCK_N, triton.next_power_of_2(N))
+    return (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N)), dict(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=num_warps)
 
 def _check(x, bias, approximate):
     if approximate not in APPROXIMATIONS:
@@ -110,10 +111,9 @@ def gelu_fwd(x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str) ->
     M, N = x2.shape
     y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     if y.numel() > 0:
-        block = min(BLOCK_N, triton.next_power_of_2(N))
-        _gelu_fwd_kernel[(M, triton.cdiv(N, block))](
-            x2, x2 if bias is None else bias.contiguous(), y, N, x2.stride(0),
-            HAS_BIAS=bias is not None, TANH=approximate == "tanh", BLOCK_N=block, num_warps=NUM_WARPS)
+        grid, meta = _grid(M, N, 'fwd')
+        _gelu_fwd_kernel[grid](x2, x2 if bias is None else bias.contiguous(), y, M, N, x2.stride(0),
+                               HAS_BIAS=bias is not None, TANH=approximate == "tanh", **meta)
     return y
 
 def _fake_gelu_bwd(dy, x, bias, approximate):
@@ -128,17 +128,12 @@ def gelu_bwd(dy: torch.Tensor, x: torch.Tensor, bias: Optional[torch.Tensor], ap
     x2, dy2 = as_rows(x), as_rows(dy)
     M, N = x2.shape
     dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-    # without a bias nothing is summed over rows: one row per program
-    rows_per_program, programs = (1, M) if bias is None else row_ranges(M, x.device)
-    partial = torch.empty((0, 0) if bias is None else (programs, N), dtype=torch.float32, device=x.device)
-    if M == 0:
-        partial.zero_()
-    else:
-        block = min(BLOCK_N, triton.next_power_of_2(N))
-        _gelu_bwd_kernel[(programs, triton.cdiv(N, block))](
-            dy2, x2, x2 if bias is None else bias.contiguous(), dx, partial, M, N, dy2.stride(0), x2.stride(0),
-            rows_per_program, HAS_BIAS=bias is not None, TANH=approximate == "tanh",
-            BLOCK_N=block, num_warps=NUM_WARPS)
+    grid, meta = _grid(M, N, 'bwd')
+    partial = torch.empty((0, 0) if bias is None else (grid[0], N), dtype=torch.float32, device=x.device)
+    if dx.numel() > 0:  # with no rows, partial is (0, N) and sums to zeros
+        _gelu_bwd_kernel[grid](dy2, x2, x2 if bias is None else bias.contiguous(), dx, partial,
+                               M, N, dy2.stride(0), x2.stride(0),
+                               HAS_BIAS=bias is not None, TANH=approximate == "tanh", **meta)
     return dx, partial.sum(0)
 
 class GELUFunction(torch.autograd.Function):

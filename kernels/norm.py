@@ -22,8 +22,8 @@ atomics, no locks, the same bits on every run.
 Constraints: inputs, weight and bias in fp32, bf16 or fp16, and they may differ (as
 under autocast); 1 <= N <= MAX_WIDTH, a whole row in one program's registers. The
 output dtype is the torch op's: h's dtype (torch's type promotion of x and residual),
-or fp32 under CUDA autocast (layer_norm and rms_norm are on autocast's fp32 list
-there; CPU autocast leaves them alone).
+or fp32 under CUDA autocast where this torch lists the op as an fp32 op (layer_norm
+always; rms_norm from some release after 2.11); CPU autocast leaves both alone.
 """
 from typing import Optional, Tuple
 
@@ -33,6 +33,10 @@ import torch.nn.functional as F
 from kernels.backend import triton, tl, use_triton, as_rows, row_ranges, for_compile
 
 MAX_WIDTH = 65536  # a row must fit in one program's registers
+# The norms CUDA autocast runs in fp32, asked of this torch's dispatcher: layer_norm is
+# on autocast's fp32 list, rms_norm only in newer releases (not in 2.11, yes in 2.13).
+AUTOCAST_FP32 = {op: torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{op}", "AutocastCUDA")
+                 for op in ("layer_norm", "rms_norm")}
 
 def _width_problem(N):
     """Why the kernels cannot take rows of width N, or None."""
@@ -102,14 +106,14 @@ def _norm_bwd_kernel(
     M, N, stride_h, stride_dy, stride_dho,
     rows_per_program,  # a multiple of BLOCK_M: program pid takes rows pid * rows_per_program onwards
     IS_RMS: tl.constexpr, HAS_DH_OUT: tl.constexpr, HAS_BIAS: tl.constexpr,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr,
 ):
     pid = tl.program_id(0)
     cols = tl.arange(0, BLOCK_N)
     w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
     dw = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     db = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for i in range(0, rows_per_program, BLOCK_M):
+    for i in tl.range(0, rows_per_program, BLOCK_M, num_stages=STAGES):  # STAGES > 1: next tiles' loads in flight
         rows = pid.to(tl.int64) * rows_per_program + i + tl.arange(0, BLOCK_M)
         row_ok = rows < M  # the last program's range may run past M
         mask = row_ok[:, None] & (cols < N)[None, :]
@@ -139,9 +143,10 @@ def _norm_bwd_kernel(
 # Rows per tile and warps, by pass: about TILE elements per tile (several narrow rows,
 # one wide row), about PER_THREAD elements per thread; backward programs per SM.
 # Chosen by `python bench.py --tune=True` on the H100: docs/perf-notes.md.
-TILE = {'fwd': 4096, 'bwd': 4096}
-PER_THREAD = {'fwd': 8, 'bwd': 8}
+TILE = {'fwd': 4096, 'bwd': 2048}
+PER_THREAD = {'fwd': 16, 'bwd': 16}
 BWD_PROGRAMS_PER_SM = 4
+BWD_STAGES = 1
 
 def _tile(N, pass_):
     """(BLOCK_M, BLOCK_N, num_warps) for rows of width N in pass 'fwd' or 'bwd'."""
@@ -211,7 +216,7 @@ def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, 
             dy2, h2, dho2, weight.contiguous(), mean, rstd, dh, partial[0], partial[-1],
             M, N, h2.stride(0), dy2.stride(0), dho2.stride(0), rows_per_program,
             IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias,
-            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=num_warps,
+            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, STAGES=BWD_STAGES, num_warps=num_warps,
             enable_fp_fusion=False)  # a fused dy*w - mean(g) keeps the product's rounding error, which
                                      # rstd then magnifies: at N=1 dh must be exactly 0 and was not
     return dh, partial.sum(1)
@@ -244,8 +249,8 @@ class NormFunction(torch.autograd.Function):
 def _norm(name, x, residual, weight, bias, eps, is_rms, backend, ref):
     if not use_triton(name, backend, x, residual, weight, bias, limit=_width_problem(x.shape[-1])):
         return ref()
-    if torch.is_autocast_enabled(x.device.type) and x.device.type == "cuda":
-        out_dtype = torch.float32  # autocast's fp32 list
+    if AUTOCAST_FP32[name] and x.device.type == "cuda" and torch.is_autocast_enabled("cuda"):
+        out_dtype = torch.float32
     else:
         out_dtype = x.dtype if residual is None else torch.promote_types(x.dtype, residual.dtype)
     return NormFunction.apply(x, residual, weight, bias, eps, is_rms, out_dtype)

@@ -49,7 +49,7 @@ def _rotary_kernel(
     tl.store(y1_ptr, (x1 * cos - x2 * sin).to(Y.dtype.element_ty), mask=mask)
     tl.store(y1_ptr + HALF, (x2 * cos + x1 * sin).to(Y.dtype.element_ty), mask=mask)
 
-BLOCK_T = 64  # positions per program; H100 sweep in docs/perf-notes.md
+BLOCK_T = 32  # positions per program; chosen by `python bench.py --tune=True`: docs/perf-notes.md
 NUM_WARPS = 4
 
 def _fake_rotary(x, cos, sin, inverse):

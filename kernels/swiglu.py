@@ -55,8 +55,8 @@ def _swiglu_bwd_kernel(
     tl.store(DA + row * N + cols, (dy * b * s * (1.0 + a * (1.0 - s))).to(DA.dtype.element_ty), mask=mask)
     tl.store(DB + row * N + cols, (dy * a * s).to(DB.dtype.element_ty), mask=mask)
 
-BLOCK_N = 1024  # columns per program; H100 sweep in docs/perf-notes.md
-NUM_WARPS = 4
+BLOCK_N = 4096  # columns per program; chosen by `python bench.py --tune=True`: docs/perf-notes.md
+NUM_WARPS = 8
 
 def _grid(M, N):
     block = min(BLOCK_N, triton.next_power_of_2(N))

@@ -66,7 +66,8 @@ def make_inputs(shape, dtype, device, has_bias=True, residual=False, w_dtype=Non
     w = (1 + 0.1 * torch.randn(N, device=device)).to(w_dtype or dtype)
     b = torch.randn(N, device=device).to(w_dtype or dtype) if has_bias else None
     r = torch.randn(shape, device=device).to(r_dtype or dtype) if residual else None
-    dys = [torch.randn(shape, device=device)] + ([torch.randn(shape, device=device)] if residual else [])
+    # in x's dtype: every run rounds dy the same way whatever its output dtype
+    dys = [torch.randn(shape, device=device).to(dtype) for _ in range(1 + residual)]
     return [x, w, b, r], dys
 
 
@@ -161,7 +162,8 @@ def test_residual_mixed_dtypes(norm, device):
 @pytest.mark.parametrize("residual", [False, True], ids=["plain", "residual"])
 @pytest.mark.parametrize("x_dtype", [torch.bfloat16, torch.float32], ids=["x_bf16", "x_fp32"])
 def test_autocast(x_dtype, residual, norm, device):
-    # under CUDA autocast both norms run (and return) fp32; CPU autocast leaves them alone
+    # under CUDA autocast torch runs layer_norm (and, in newer releases, rms_norm) in fp32
+    # and returns fp32; CPU autocast leaves both alone
     args, dys = make_inputs((6, 256), x_dtype, device, has_bias=norm == "layer_norm", residual=residual,
                             w_dtype=torch.float32, r_dtype=torch.float32)
 
@@ -173,7 +175,8 @@ def test_autocast(x_dtype, residual, norm, device):
 
     res = forward_backward(under_autocast(call(norm, "triton")), args, dys)
     res_torch = forward_backward(under_autocast(reference(norm)), args, dys)
-    expected = torch.float32 if device == "cuda" else torch.promote_types(x_dtype, torch.float32 if residual else x_dtype)
+    h_dtype = torch.promote_types(x_dtype, torch.float32 if residual else x_dtype)
+    expected = torch.float32 if device == "cuda" and NORM.AUTOCAST_FP32[norm] else h_dtype
     assert res[0][0].dtype == res_torch[0][0].dtype == expected
     check_3way_all(names(residual), res, res_torch, forward_backward(reference(norm), double(args), double(dys)))
 
@@ -202,8 +205,13 @@ def test_non_contiguous(layout, dtype, norm, device):
         res = forward_backward(fn, args, dys)
         res_contiguous = forward_backward(fn, [a if a is None else a.contiguous() for a in args],
                                           [d.contiguous() for d in dys])
+        # equal up to the order of the row sums: on a GPU a row stride divisible by 16 may
+        # load wider vectors, which changes how the reduction is split among threads
         for name, s, c in zip(names(args[3] is not None), res[0] + res[1], res_contiguous[0] + res_contiguous[1]):
-            assert (s is None and c is None) or torch.equal(s, c), f"{layout}: {name} differs from the contiguous input's"
+            if s is None:
+                assert c is None, name
+            else:
+                torch.testing.assert_close(s, c, msg=lambda m: f"{layout}: {name}: {m}")
 
 
 def test_row_stride_read_in_place(device):
