@@ -35,6 +35,7 @@ timed_steps = 30
 steps = True  # the training-step table
 ops = True  # the per-op table
 tune = False  # instead of the tables: time each kernel's tile settings (module constants)
+tune_ops = ''  # with tune: only these ops, comma-separated (e.g. 'layer_norm,swiglu'); '' = all
 json_out = ''  # write every result to this file too
 seed = 1337
 # -----------------------------------------------------------------------------
@@ -277,9 +278,9 @@ def tune_spaces():
     """op -> [settings]: each setting maps a kernel module's constants ('NAME' or
     'DICT.key') to values. The norms' forward and backward are tuned apart."""
     grid = lambda **axes: [dict(zip(axes, v)) for v in itertools.product(*axes.values())]
-    norm = grid(**{'TILE.fwd': [1024, 2048, 4096], 'PER_THREAD.fwd': [8, 16, 32, 64]}) \
-        + grid(**{'TILE.bwd': [1024, 2048], 'PER_THREAD.bwd': [8, 16, 32], 'BWD_PROGRAMS_PER_SM': [1, 2, 4],
-                  'BWD_STAGES': [1, 2, 3]})
+    norm = grid(**{'TILE.fwd': [1024, 4096], 'PER_THREAD.fwd': [16, 32, 64], 'COLUMNS_PER_SM.fwd': [4096, 8192, 16384],
+                   'STAGES.fwd': [1, 2, 3, 4]}) \
+        + grid(**{'COLUMNS_PER_SM.bwd': [2048, 4096, 8192], 'STAGES.bwd': [2, 3, 4]})
     elementwise = grid(BLOCK_N=[1024, 2048, 4096], NUM_WARPS=[4, 8, 16])
     gelu = [{'TILE.fwd': (m, n, w), 'TILE.bwd': (m, n, w)} for m, n in [(1, 1024), (1, 2048), (4, 512), (4, 1024),
             (8, 256), (8, 512), (16, 256), (32, 128), (32, 256)] for w in (2, 4, 8)]
@@ -305,7 +306,8 @@ if tune and cuda:
     rows, results['tune'] = [], {}
     for size in sizes:
         for op, shape, make, diff, impls, nbytes in op_cases(*size):
-            if op not in tune_spaces() or (size != sizes[0] and 'norm' not in op):
+            if op not in tune_spaces() or (tune_ops and op not in tune_ops.split(',')) \
+                    or (size != sizes[0] and 'norm' not in op):
                 continue
             module = importlib.import_module('kernels.' + modules[op])
             for setting in tune_spaces()[op]:

@@ -87,8 +87,9 @@ def as_rows(t):
 
 def row_ranges(M, device, block_m=1, per_sm=4):
     """(rows_per_program, programs): M rows cut into contiguous ranges, about per_sm
-    ranges per SM, each a multiple of block_m rows. For kernels whose programs keep
-    per-program partial sums (weight and bias gradients), so their number stays small."""
+    ranges per SM, each a multiple of block_m rows. For persistent kernels: their
+    programs keep per-program partial sums (weight gradients, a few rows of them, not
+    one per row) and pipeline the loads of the next rows along the range."""
     rows = max(1, -(-M // (per_sm * num_sms(device))))
     rows = -(-rows // block_m) * block_m
     return rows, max(1, -(-M // rows))

@@ -88,7 +88,7 @@ def _gelu_bwd_kernel(
 # (BLOCK_M, BLOCK_N, num_warps) by pass; tall backward tiles keep the dbias partial
 # sums small (a (M / BLOCK_M, N) buffer). Chosen by `python bench.py --tune=True`:
 # docs/perf-notes.md.
-TILE = {'fwd': (1, 1024, 2), 'bwd': (16, 256, 4)}
+TILE = {'fwd': (4, 1024, 4), 'bwd': (4, 512, 2)}
 
 def _grid(M, N, pass_):
     BLOCK_M, BLOCK_N, num_warps = TILE[pass_]

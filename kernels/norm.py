@@ -65,32 +65,38 @@ def _norm_fwd_kernel(
     Mean,    # (M,) fp32 row means for the backward; written only for LayerNorm
     Rstd,    # (M,) fp32 row 1/std (1/rms for RMSNorm) for the backward
     M, N, stride_x, stride_r, eps,
+    rows_per_program,  # a multiple of BLOCK_M: program pid takes rows pid * rows_per_program onwards
     IS_RMS: tl.constexpr, HAS_RESIDUAL: tl.constexpr, HAS_BIAS: tl.constexpr,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr,
 ):
-    # a tile of BLOCK_M whole rows: several narrow rows per program keep enough loads in flight
-    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
+    pid = tl.program_id(0)
     cols = tl.arange(0, BLOCK_N)
-    row_ok = rows < M
-    mask = row_ok[:, None] & (cols < N)[None, :]
-    h = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    if HAS_RESIDUAL:
-        h += tl.load(R + rows[:, None] * stride_r + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-        h = h.to(H.dtype.element_ty)  # normalise h as stored, which the backward reads back
-        tl.store(H + rows[:, None] * N + cols[None, :], h, mask=mask)
-        h = h.to(tl.float32)
-    if IS_RMS:
-        hc = h
-    else:
-        mean = tl.sum(h, axis=1) / N
-        hc = tl.where(mask, h - mean[:, None], 0.0)  # padding must not count in the variance
-        tl.store(Mean + rows, mean, mask=row_ok)
-    rstd = tl.rsqrt(tl.sum(hc * hc, axis=1) / N + eps)
-    y = hc * rstd[:, None] * tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
+    w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
     if HAS_BIAS:
-        y += tl.load(B + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
-    tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
-    tl.store(Rstd + rows, rstd, mask=row_ok)
+        b = tl.load(B + cols, mask=cols < N, other=0.0).to(tl.float32)
+    # tiles of BLOCK_M whole rows; STAGES > 1 keeps the next tiles' loads in flight
+    for i in tl.range(0, rows_per_program, BLOCK_M, num_stages=STAGES):
+        rows = pid.to(tl.int64) * rows_per_program + i + tl.arange(0, BLOCK_M)
+        row_ok = rows < M  # the last program's range may run past M
+        mask = row_ok[:, None] & (cols < N)[None, :]
+        h = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        if HAS_RESIDUAL:
+            h += tl.load(R + rows[:, None] * stride_r + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+            h = h.to(H.dtype.element_ty)  # normalise h as stored, which the backward reads back
+            tl.store(H + rows[:, None] * N + cols[None, :], h, mask=mask)
+            h = h.to(tl.float32)
+        if IS_RMS:
+            hc = h
+        else:
+            mean = tl.sum(h, axis=1) / N
+            hc = tl.where(mask, h - mean[:, None], 0.0)  # padding must not count in the variance
+            tl.store(Mean + rows, mean, mask=row_ok)
+        rstd = tl.rsqrt(tl.sum(hc * hc, axis=1) / N + eps)
+        y = hc * rstd[:, None] * w[None, :]
+        if HAS_BIAS:
+            y += b[None, :]
+        tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
+        tl.store(Rstd + rows, rstd, mask=row_ok)
 
 @triton.jit
 def _norm_bwd_kernel(
@@ -113,7 +119,7 @@ def _norm_bwd_kernel(
     w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
     dw = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     db = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for i in tl.range(0, rows_per_program, BLOCK_M, num_stages=STAGES):  # STAGES > 1: next tiles' loads in flight
+    for i in tl.range(0, rows_per_program, BLOCK_M, num_stages=STAGES):
         rows = pid.to(tl.int64) * rows_per_program + i + tl.arange(0, BLOCK_M)
         row_ok = rows < M  # the last program's range may run past M
         mask = row_ok[:, None] & (cols < N)[None, :]
@@ -140,19 +146,23 @@ def _norm_bwd_kernel(
     if HAS_BIAS:
         tl.store(DB + pid * N + cols, tl.sum(db, axis=0), mask=cols < N)
 
-# Rows per tile and warps, by pass: about TILE elements per tile (several narrow rows,
-# one wide row), about PER_THREAD elements per thread; backward programs per SM.
-# Chosen by `python bench.py --tune=True` on the H100: docs/perf-notes.md.
+# Launch shape by pass ('fwd', 'bwd'): about TILE elements per tile (several narrow rows
+# or one wide one), PER_THREAD elements per thread, programs of COLUMNS_PER_SM / BLOCK_N
+# per SM (at least one) each walking a contiguous range of rows, STAGES-deep load
+# pipelining along it. Chosen by `python bench.py --tune=True`: docs/perf-notes.md.
 TILE = {'fwd': 4096, 'bwd': 2048}
-PER_THREAD = {'fwd': 16, 'bwd': 16}
-BWD_PROGRAMS_PER_SM = 4
-BWD_STAGES = 1
+PER_THREAD = {'fwd': 32, 'bwd': 32}
+COLUMNS_PER_SM = {'fwd': 8192, 'bwd': 4096}
+STAGES = {'fwd': 3, 'bwd': 3}
 
-def _tile(N, pass_):
-    """(BLOCK_M, BLOCK_N, num_warps) for rows of width N in pass 'fwd' or 'bwd'."""
+def _launch(M, N, device, pass_):
+    """(programs, rows_per_program, kernel meta-parameters) for M rows of width N."""
     BLOCK_N = triton.next_power_of_2(N)
     BLOCK_M = max(1, TILE[pass_] // BLOCK_N)
-    return BLOCK_M, BLOCK_N, min(max(BLOCK_M * BLOCK_N // (32 * PER_THREAD[pass_]), 1), 32)
+    num_warps = min(max(BLOCK_M * BLOCK_N // (32 * PER_THREAD[pass_]), 1), 32)
+    rows_per_program, programs = row_ranges(M, device, BLOCK_M, max(1, COLUMNS_PER_SM[pass_] // BLOCK_N))
+    return programs, rows_per_program, dict(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, STAGES=STAGES[pass_],
+                                            num_warps=num_warps)
 
 def _fake_norm_fwd(x, residual, weight, bias, eps, is_rms, out_dtype):
     M = x.numel() // x.shape[-1]
@@ -184,12 +194,11 @@ def norm_fwd(x: torch.Tensor, residual: Optional[torch.Tensor], weight: torch.Te
     mean = torch.empty(0 if is_rms else M, dtype=torch.float32, device=x.device)
     rstd = torch.empty(M, dtype=torch.float32, device=x.device)
     if M > 0:
-        BLOCK_M, BLOCK_N, num_warps = _tile(N, 'fwd')
-        _norm_fwd_kernel[(triton.cdiv(M, BLOCK_M),)](
+        programs, rows_per_program, meta = _launch(M, N, x.device, 'fwd')
+        _norm_fwd_kernel[(programs,)](
             x2, r2, weight.contiguous(), weight if bias is None else bias.contiguous(), y, h, mean, rstd,
-            M, N, x2.stride(0), r2.stride(0), eps,
-            IS_RMS=is_rms, HAS_RESIDUAL=residual is not None, HAS_BIAS=bias is not None,
-            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=num_warps)
+            M, N, x2.stride(0), r2.stride(0), eps, rows_per_program,
+            IS_RMS=is_rms, HAS_RESIDUAL=residual is not None, HAS_BIAS=bias is not None, **meta)
     return y, h, mean, rstd
 
 def _fake_norm_bwd(dy, dh_out, h, weight, mean, rstd, is_rms, has_bias):
@@ -206,8 +215,7 @@ def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, 
     dho2 = dy2 if dh_out is None else as_rows(dh_out)
     M = h2.shape[0]
     dh = torch.empty(h.shape, dtype=h.dtype, device=h.device)
-    BLOCK_M, BLOCK_N, num_warps = _tile(N, 'bwd')
-    rows_per_program, programs = row_ranges(M, h.device, BLOCK_M, BWD_PROGRAMS_PER_SM)
+    programs, rows_per_program, meta = _launch(M, N, h.device, 'bwd')
     partial = torch.empty((2 if has_bias else 1, programs, N), dtype=torch.float32, device=h.device)
     if M == 0:
         partial.zero_()
@@ -215,8 +223,7 @@ def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, 
         _norm_bwd_kernel[(programs,)](
             dy2, h2, dho2, weight.contiguous(), mean, rstd, dh, partial[0], partial[-1],
             M, N, h2.stride(0), dy2.stride(0), dho2.stride(0), rows_per_program,
-            IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias,
-            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, STAGES=BWD_STAGES, num_warps=num_warps,
+            IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias, **meta,
             enable_fp_fusion=False)  # a fused dy*w - mean(g) keeps the product's rounding error, which
                                      # rstd then magnifies: at N=1 dh must be exactly 0 and was not
     return dh, partial.sum(1)
