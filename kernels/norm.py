@@ -150,10 +150,10 @@ def _norm_bwd_kernel(
 # or one wide one), PER_THREAD elements per thread, programs of COLUMNS_PER_SM / BLOCK_N
 # per SM (at least one) each walking a contiguous range of rows, STAGES-deep load
 # pipelining along it. Chosen by `python bench.py --tune=True`: docs/perf-notes.md.
-TILE = {'fwd': 4096, 'bwd': 2048}
+TILE = {'fwd': 1024, 'bwd': 2048}
 PER_THREAD = {'fwd': 32, 'bwd': 32}
-COLUMNS_PER_SM = {'fwd': 8192, 'bwd': 4096}
-STAGES = {'fwd': 3, 'bwd': 3}
+COLUMNS_PER_SM = {'fwd': 32768, 'bwd': 2048}
+STAGES = {'fwd': 3, 'bwd': 4}
 
 def _launch(M, N, device, pass_):
     """(programs, rows_per_program, kernel meta-parameters) for M rows of width N."""
