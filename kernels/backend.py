@@ -12,6 +12,7 @@ import math
 import functools
 
 import torch
+from torch._library.triton import set_wrap_triton_enabled  # private: eager launches skip the traceable path
 
 try:
     import triton
@@ -95,19 +96,28 @@ def row_ranges(M, device, block_m=1, per_sm=4):
     return rows, max(1, -(-M // rows))
 
 def for_compile(name, fake):
-    """Decorator for a launcher: registers it as the custom op kernels::<name> (with
-    `fake` giving output shapes and dtypes), so that under torch.compile the launch is
-    one opaque graph node and not a graph break. The function it returns calls the
-    custom op only while torch.compile traces, and the launcher itself in eager mode,
-    where the custom op's dispatch costs more Python time than the kernel takes on the
-    GPU (docs/perf-notes.md)."""
+    """Decorator for a launcher whose kernels are launched as wrap_triton(kernel)[grid](...).
+    Registers it as the op kernels::<name> for torch.compile (one graph node, no graph
+    break): with torch.library.triton_op, so that Inductor sees the Triton kernels and
+    launches them from its own generated code, without a Python dispatch per call; under
+    the CPU interpreter, which cannot run on fake tensors, as an opaque custom op whose
+    output shapes `fake` gives. The function returned calls the op only while
+    torch.compile traces; in eager mode it calls the launcher, launching the kernels
+    directly: both the op's dispatch and wrap_triton's traceable path cost more Python
+    time than the kernels take on the GPU (docs/perf-notes.md)."""
     def wrap(launcher):
-        op = torch.library.custom_op(f"kernels::{name}", launcher, mutates_args=())
-        op.register_fake(fake)
+        if INTERPRET:
+            op = torch.library.custom_op(f"kernels::{name}", launcher, mutates_args=())
+            op.register_fake(fake)
+        else:
+            op = torch.library.triton_op(f"kernels::{name}", launcher, mutates_args=())
 
         @functools.wraps(launcher)
         def call(*args):
-            return op(*args) if torch.compiler.is_compiling() else launcher(*args)
+            if torch.compiler.is_compiling():
+                return op(*args)
+            with set_wrap_triton_enabled(False):
+                return launcher(*args)
         return call
     return wrap
 

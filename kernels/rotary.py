@@ -16,6 +16,7 @@ both is one call on the (B, H_q + H_kv, T, D) view of the qkv tensor); D even;
 cos and sin have no gradient. Output contiguous.
 """
 import torch
+from torch.library import wrap_triton
 
 from kernels.backend import triton, tl, use_triton, for_compile
 
@@ -67,7 +68,7 @@ def rotary_fwd(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, inverse: b
         x = x.contiguous()
     y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     if y.numel() > 0:
-        _rotary_kernel[(B * H, triton.cdiv(T, BLOCK_T))](
+        wrap_triton(_rotary_kernel)[(B * H, triton.cdiv(T, BLOCK_T))](
             x, cos.float().contiguous(), sin.float().contiguous(), y,
             H, T, D // 2, x.stride(0), x.stride(1), x.stride(2),
             INVERSE=inverse, BLOCK_T=BLOCK_T, BLOCK_D=triton.next_power_of_2(D // 2), num_warps=NUM_WARPS)

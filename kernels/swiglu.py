@@ -14,6 +14,7 @@ from typing import Tuple
 
 import torch
 import torch.nn.functional as F
+from torch.library import wrap_triton
 
 from kernels.backend import triton, tl, use_triton, as_rows, for_compile
 
@@ -76,8 +77,8 @@ def swiglu_fwd(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
     y = torch.empty(gate.shape, dtype=torch.promote_types(gate.dtype, up.dtype), device=gate.device)
     if y.numel() > 0:
         grid, block = _grid(*a.shape)
-        _swiglu_fwd_kernel[grid](a, b, y, a.shape[1], a.stride(0), b.stride(0),
-                                 BLOCK_N=block, num_warps=NUM_WARPS)
+        wrap_triton(_swiglu_fwd_kernel)[grid](
+            a, b, y, a.shape[1], a.stride(0), b.stride(0), BLOCK_N=block, num_warps=NUM_WARPS)
     return y
 
 def _fake_swiglu_bwd(dy, gate, up):
@@ -92,8 +93,8 @@ def swiglu_bwd(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor) -> Tuple[
     db = torch.empty(up.shape, dtype=up.dtype, device=up.device)
     if da.numel() > 0:
         grid, block = _grid(*a.shape)
-        _swiglu_bwd_kernel[grid](dy2, a, b, da, db, a.shape[1], dy2.stride(0), a.stride(0), b.stride(0),
-                                 BLOCK_N=block, num_warps=NUM_WARPS)
+        wrap_triton(_swiglu_bwd_kernel)[grid](
+            dy2, a, b, da, db, a.shape[1], dy2.stride(0), a.stride(0), b.stride(0), BLOCK_N=block, num_warps=NUM_WARPS)
     return da, db
 
 class SwiGLUFunction(torch.autograd.Function):

@@ -79,24 +79,17 @@ def check_3way_all(names, results, results_torch, refs):
             assert_close_3way(name, out, out_torch, ref)
 
 
-class _CountedKernel:
-    """Stands in for a @triton.jit kernel, counting its launches."""
-
-    def __init__(self, kernel, counts, name):
-        self.kernel, self.counts, self.name = kernel, counts, name
-
-    def __getitem__(self, grid):
-        self.counts[self.name] += 1
-        return self.kernel[grid]
-
-
 def count_launches(monkeypatch, module):
-    """Count the launches of every `_..._kernel` of a kernels/ module (the launchers look
-    their kernels up as module globals at call time). Returns {kernel name: count}."""
+    """Count the launches of every `_..._kernel` of a kernels/ module: each kernel's
+    `run`, which kernel[grid](...) calls, is wrapped for the test. Returns {kernel name: count}."""
     counts = {}
     for name in dir(module):
         if name.startswith("_") and name.endswith("_kernel"):
-            counts[name] = 0
-            monkeypatch.setattr(module, name, _CountedKernel(getattr(module, name), counts, name))
+            kernel, counts[name] = getattr(module, name), 0
+
+            def run(*args, _run=kernel.run, _name=name, **kwargs):
+                counts[_name] += 1
+                return _run(*args, **kwargs)
+            monkeypatch.setattr(kernel, "run", run)
     assert counts, f"{module.__name__} has no kernels"
     return counts
