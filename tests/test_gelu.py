@@ -107,7 +107,11 @@ def test_non_contiguous(layout, device):
     strided = run("triton", (x, bias), dy)
     contiguous = run("triton", (x.contiguous(), bias), dy.contiguous())
     for name, s, c in zip(NAMES, strided[0] + strided[1], contiguous[0] + contiguous[1]):
-        assert torch.equal(s, c), f"{layout}: {name} differs from the contiguous input's"
+        if name == "dbias":  # a sum over rows: on a GPU a row stride divisible by 16 may load
+            # wider vectors, which changes how the sum is split among threads (rounding only)
+            torch.testing.assert_close(s, c, msg=lambda m: f"{layout}: {name}: {m}")
+        else:
+            assert torch.equal(s, c), f"{layout}: {name} differs from the contiguous input's"
 
 
 # ---------------------------------------------------------------- argument checks
