@@ -47,6 +47,17 @@ def _gelu_and_grad(u, TANH: tl.constexpr):
         return u * p, p + u * 0.3989422804014327 * tl.exp(-0.5 * u * u)
 
 @triton.jit
+def _tile_u(X, Bias, M, N, stride_x, HAS_BIAS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """This program's tile: its rows, columns, mask, and u = x (+ bias) over it in fp32."""
+    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows < M)[:, None] & (cols < N)[None, :]
+    u = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    if HAS_BIAS:
+        u += tl.load(Bias + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
+    return rows, cols, mask, u
+
+@triton.jit
 def _gelu_fwd_kernel(
     X,       # (M, N) input, rows stride_x apart
     Bias,    # (N,) bias; read only if HAS_BIAS
@@ -54,12 +65,7 @@ def _gelu_fwd_kernel(
     M, N, stride_x,
     HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask = (rows < M)[:, None] & (cols < N)[None, :]
-    u = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    if HAS_BIAS:
-        u += tl.load(Bias + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
+    rows, cols, mask, u = _tile_u(X, Bias, M, N, stride_x, HAS_BIAS, BLOCK_M, BLOCK_N)
     y, _ = _gelu_and_grad(u, TANH)
     tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
 
@@ -73,12 +79,7 @@ def _gelu_bwd_kernel(
     M, N, stride_dy, stride_x,
     HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask = (rows < M)[:, None] & (cols < N)[None, :]
-    u = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    if HAS_BIAS:
-        u += tl.load(Bias + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
+    rows, cols, mask, u = _tile_u(X, Bias, M, N, stride_x, HAS_BIAS, BLOCK_M, BLOCK_N)
     dy = tl.load(DY + rows[:, None] * stride_dy + cols[None, :], mask=mask, other=0.0).to(tl.float32)
     _, grad = _gelu_and_grad(u, TANH)
     dx = dy * grad  # 0 where masked: dy is 0 there

@@ -14,7 +14,7 @@ import torch
 
 import kernels
 import kernels.backend as backend
-from conftest import check_3way_all, count_launches, double, forward_backward
+from conftest import check_3way_all, double, forward_backward
 
 GE = importlib.import_module("kernels.gelu")  # the module; kernels.gelu is the function
 
@@ -142,68 +142,6 @@ def test_backward_is_deterministic(shape, device):
     second = run("triton", args, dy)
     for name, a, c in zip(NAMES, first[0] + first[1], second[0] + second[1]):
         assert torch.equal(a, c), f"{name} differs between two runs"
-
-
-# ---------------------------------------------------------------- backend rule
-
-def test_triton_backend_launches_forward_and_backward_once(monkeypatch, device):
-    counts = count_launches(monkeypatch, GE)
-    (x, bias), dy = make_inputs((4, 32), torch.float32, device)
-    x, bias = x.requires_grad_(), bias.requires_grad_()
-    y = kernels.gelu(x, bias, backend="triton")
-    assert counts == {"_gelu_fwd_kernel": 1, "_gelu_bwd_kernel": 0}
-    y.backward(dy)
-    assert counts == {"_gelu_fwd_kernel": 1, "_gelu_bwd_kernel": 1}
-
-
-def test_torch_backend_launches_nothing(monkeypatch, device):
-    counts = count_launches(monkeypatch, GE)
-    args, dy = make_inputs((4, 32), torch.float32, device)
-    (y,), _ = run("torch", args, dy)
-    assert counts == {"_gelu_fwd_kernel": 0, "_gelu_bwd_kernel": 0}
-    assert torch.equal(y, kernels.gelu_ref(*args))
-
-
-@pytest.mark.parametrize("has_bias", [True, False], ids=["bias", "nobias"])
-def test_auto_uses_triton_where_it_can(has_bias, monkeypatch, device):
-    # every test run has CUDA or the interpreter, so 'auto' means the kernels
-    counts = count_launches(monkeypatch, GE)
-    args, dy = make_inputs((4, 32), torch.float32, device, has_bias)
-    run("auto", args, dy)
-    assert counts == {"_gelu_fwd_kernel": 1, "_gelu_bwd_kernel": 1}
-
-
-def test_cpu_without_interpreter_falls_back(monkeypatch, device):
-    if device == "cuda":
-        pytest.skip("CUDA tensors never need the interpreter")
-    monkeypatch.setattr(backend, "INTERPRET", False)
-    counts = count_launches(monkeypatch, GE)
-    args, dy = make_inputs((4, 32), torch.float32, device)
-    (y,), _ = run("auto", args, dy)
-    assert counts == {"_gelu_fwd_kernel": 0, "_gelu_bwd_kernel": 0}
-    assert torch.equal(y, kernels.gelu_ref(*args))
-    with pytest.raises(RuntimeError, match="CUDA"):
-        kernels.gelu(*args, backend="triton")
-
-
-def test_invalid_backend(device):
-    args, _ = make_inputs((4, 32), torch.float32, device)
-    with pytest.raises(ValueError, match="backend"):
-        kernels.gelu(*args, backend="cuda")
-
-
-@pytest.mark.parametrize("which", ["x_and_bias", "x", "bias"])
-def test_float64_auto_uses_torch(which, monkeypatch, device):
-    counts = count_launches(monkeypatch, GE)
-    (x, bias), dy = make_inputs((4, 32), torch.float32, device)
-    x = x.double() if which != "bias" else x
-    bias = bias.double() if which != "x" else bias
-    (y,), (dx, dbias) = run("auto", (x, bias), dy)
-    assert y.dtype == dx.dtype == x.dtype and dbias.dtype == bias.dtype
-    assert torch.equal(y, kernels.gelu_ref(x, bias))
-    assert counts == {"_gelu_fwd_kernel": 0, "_gelu_bwd_kernel": 0}
-    with pytest.raises(RuntimeError, match="dtype"):
-        kernels.gelu(x, bias, backend="triton")
 
 
 # ---------------------------------------------------------------- torch.compile, empty

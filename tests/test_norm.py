@@ -13,7 +13,6 @@ import zlib
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 import kernels
 import kernels.backend as backend
@@ -219,42 +218,7 @@ def test_row_stride_read_in_place(device):
     assert backend.as_rows(x).data_ptr() == x.data_ptr()
 
 
-# ---------------------------------------------------------------- backend rule
-
-@pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
-def test_triton_backend_runs_the_kernels(norm, monkeypatch, device):
-    launches = count_launches(monkeypatch, NORM)
-    args, dys = make_inputs((4, 32), torch.float32, device, has_bias=False, residual=True)
-    forward_backward(call(norm, "triton"), args, dys)
-    assert launches == {"_norm_fwd_kernel": 1, "_norm_bwd_kernel": 1}
-    forward_backward(call(norm, "torch"), args, dys)
-    assert launches == {"_norm_fwd_kernel": 1, "_norm_bwd_kernel": 1}
-    forward_backward(call(norm, "auto"), args, dys)  # CUDA, or the interpreter
-    assert launches == {"_norm_fwd_kernel": 2, "_norm_bwd_kernel": 2}
-
-
-def test_cpu_without_interpreter_falls_back(monkeypatch, capsys, device):
-    if device == "cuda":
-        pytest.skip("CUDA tensors never need the interpreter")
-    launches = count_launches(monkeypatch, NORM)
-    monkeypatch.setattr(backend, "INTERPRET", False)
-    x, w = torch.randn(4, 32), torch.randn(32)
-    assert torch.equal(kernels.rms_norm(x, w), F.rms_norm(x, (32,), w, 1e-6))
-    assert launches["_norm_fwd_kernel"] == 0
-    assert capsys.readouterr().out == ""  # a plain CPU run is not worth a message
-    with pytest.raises(RuntimeError, match="CUDA"):
-        kernels.layer_norm(x, w, backend="triton")
-
-
-def test_without_triton_falls_back(monkeypatch, device):
-    launches = count_launches(monkeypatch, NORM)
-    monkeypatch.setattr(backend, "TRITON_AVAILABLE", False)
-    x, w = torch.randn(4, 32, device=device), torch.randn(32, device=device)
-    assert torch.equal(kernels.layer_norm(x, w), F.layer_norm(x, (32,), w))
-    assert launches["_norm_fwd_kernel"] == 0
-    with pytest.raises(RuntimeError, match="not installed"):
-        kernels.rms_norm(x, w, backend="triton")
-
+# ---------------------------------------------------------------- fallbacks, argument checks (the backend rule: test_backend_rule.py)
 
 @pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
 def test_too_wide_falls_back_saying_so_once(norm, monkeypatch, capsys, device):
@@ -271,24 +235,12 @@ def test_too_wide_falls_back_saying_so_once(norm, monkeypatch, capsys, device):
         call(norm, "triton")(*args)
 
 
-def test_invalid_backend_and_shapes(device):
+def test_invalid_shapes(device):
     x, w = torch.randn(2, 8, device=device), torch.ones(8, device=device)
-    with pytest.raises(ValueError, match="backend"):
-        kernels.layer_norm(x, w, backend="cuda")
     with pytest.raises(ValueError, match="weight"):
         kernels.rms_norm(x, torch.ones(7, device=device), backend="triton")
     with pytest.raises(ValueError, match="residual shape"):
         kernels.rms_norm(x, w, residual=torch.randn(2, 9, device=device), backend="triton")
-
-
-def test_float64_auto_uses_torch(monkeypatch, device):
-    launches = count_launches(monkeypatch, NORM)
-    x, w = torch.randn(4, 32, device=device, dtype=torch.float64), torch.randn(32, device=device, dtype=torch.float64)
-    y = kernels.rms_norm(x, w, backend="auto")
-    assert y.dtype == torch.float64 and torch.equal(y, F.rms_norm(x, (32,), w, 1e-6))
-    assert launches["_norm_fwd_kernel"] == 0
-    with pytest.raises(RuntimeError, match="dtype"):
-        kernels.layer_norm(x, w, backend="triton")
 
 
 def test_imports_without_triton():

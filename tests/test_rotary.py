@@ -13,9 +13,8 @@ import pytest
 import torch
 
 import kernels
-import kernels.backend as backend
 import model
-from conftest import check_3way_all, count_launches, double, forward_backward
+from conftest import check_3way_all, double, forward_backward
 
 ROT = importlib.import_module("kernels.rotary")  # the module; kernels.rotary is the function
 
@@ -183,64 +182,6 @@ def test_not_4d_raises(backend_name, device):
     cos, sin = tables(8, 5, device)
     with pytest.raises(ValueError, match=r"\(B, H, T, D\)"):
         kernels.rotary(torch.randn(2, 5, 8, device=device), cos, sin, backend=backend_name)
-
-
-# ---------------------------------------------------------------- backend rule
-
-def test_triton_backend_launches_forward_and_backward_once(monkeypatch, device):
-    counts = count_launches(monkeypatch, ROT)
-    (x, cos, sin), dy = make_inputs((1, 2, 8, 16), torch.float32, device)
-    x = x.requires_grad_()
-    y = kernels.rotary(x, cos, sin, backend="triton")
-    assert counts == {"_rotary_kernel": 1}  # the forward
-    y.backward(dy)
-    assert counts == {"_rotary_kernel": 2}  # and the backward, the same kernel turning back
-
-
-def test_torch_backend_launches_nothing(monkeypatch, device):
-    counts = count_launches(monkeypatch, ROT)
-    args, dy = make_inputs((1, 2, 8, 16), torch.float32, device)
-    (y,), _ = run("torch", args, dy)
-    assert counts == {"_rotary_kernel": 0}
-    assert torch.equal(y, kernels.rotary_ref(*args))
-
-
-def test_auto_uses_triton_where_it_can(monkeypatch, device):
-    # every test run has CUDA or the interpreter, so 'auto' means the kernel
-    counts = count_launches(monkeypatch, ROT)
-    args, dy = make_inputs((1, 2, 8, 16), torch.float32, device)
-    run("auto", args, dy)
-    assert counts == {"_rotary_kernel": 2}
-
-
-def test_cpu_without_interpreter_falls_back(monkeypatch, device):
-    if device == "cuda":
-        pytest.skip("CUDA tensors never need the interpreter")
-    monkeypatch.setattr(backend, "INTERPRET", False)
-    counts = count_launches(monkeypatch, ROT)
-    args, dy = make_inputs((1, 2, 8, 16), torch.float32, device)
-    (y,), _ = run("auto", args, dy)
-    assert counts == {"_rotary_kernel": 0}
-    assert torch.equal(y, kernels.rotary_ref(*args))
-    with pytest.raises(RuntimeError, match="CUDA"):
-        kernels.rotary(*args, backend="triton")
-
-
-def test_invalid_backend(device):
-    args, _ = make_inputs((1, 2, 8, 16), torch.float32, device)
-    with pytest.raises(ValueError, match="backend"):
-        kernels.rotary(*args, backend="cuda")
-
-
-def test_float64_auto_uses_torch(monkeypatch, device):
-    counts = count_launches(monkeypatch, ROT)
-    (x, cos, sin), dy = make_inputs((1, 2, 8, 16), torch.float64, device)
-    (y,), (dx, _, _) = run("auto", (x, cos, sin), dy)
-    assert y.dtype == dx.dtype == torch.float64
-    assert torch.equal(y, kernels.rotary_ref(x, cos, sin))
-    assert counts == {"_rotary_kernel": 0}
-    with pytest.raises(RuntimeError, match="dtype"):
-        kernels.rotary(x, cos, sin, backend="triton")
 
 
 # ---------------------------------------------------------------- torch.compile, empty

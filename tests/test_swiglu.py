@@ -13,7 +13,7 @@ import torch
 
 import kernels
 import kernels.backend as backend
-from conftest import check_3way_all, count_launches, double, forward_backward
+from conftest import check_3way_all, double, forward_backward
 
 SW = importlib.import_module("kernels.swiglu")  # the module; kernels.swiglu is the function
 
@@ -139,67 +139,6 @@ def test_shape_mismatch_raises(up_shape, backend_name, device):
     gate, up = torch.randn(4, 8, device=device), torch.randn(up_shape, device=device)
     with pytest.raises(ValueError, match="one shape"):
         kernels.swiglu(gate, up, backend=backend_name)
-
-
-# ---------------------------------------------------------------- backend rule
-
-def test_triton_backend_launches_forward_and_backward_once(monkeypatch, device):
-    counts = count_launches(monkeypatch, SW)
-    (gate, up), dy = make_inputs((4, 32), torch.float32, device)
-    gate, up = gate.requires_grad_(), up.requires_grad_()
-    y = kernels.swiglu(gate, up, backend="triton")
-    assert counts == {"_swiglu_fwd_kernel": 1, "_swiglu_bwd_kernel": 0}
-    y.backward(dy)
-    assert counts == {"_swiglu_fwd_kernel": 1, "_swiglu_bwd_kernel": 1}
-
-
-def test_torch_backend_launches_nothing(monkeypatch, device):
-    counts = count_launches(monkeypatch, SW)
-    args, dy = make_inputs((4, 32), torch.float32, device)
-    (y,), _ = run("torch", args, dy)
-    assert counts == {"_swiglu_fwd_kernel": 0, "_swiglu_bwd_kernel": 0}
-    assert torch.equal(y, kernels.swiglu_ref(*args))
-
-
-def test_auto_uses_triton_where_it_can(monkeypatch, device):
-    # every test run has CUDA or the interpreter, so 'auto' means the kernels
-    counts = count_launches(monkeypatch, SW)
-    args, dy = make_inputs((4, 32), torch.float32, device)
-    run("auto", args, dy)
-    assert counts == {"_swiglu_fwd_kernel": 1, "_swiglu_bwd_kernel": 1}
-
-
-def test_cpu_without_interpreter_falls_back(monkeypatch, device):
-    if device == "cuda":
-        pytest.skip("CUDA tensors never need the interpreter")
-    monkeypatch.setattr(backend, "INTERPRET", False)
-    counts = count_launches(monkeypatch, SW)
-    args, dy = make_inputs((4, 32), torch.float32, device)
-    (y,), _ = run("auto", args, dy)
-    assert counts == {"_swiglu_fwd_kernel": 0, "_swiglu_bwd_kernel": 0}
-    assert torch.equal(y, kernels.swiglu_ref(*args))
-    with pytest.raises(RuntimeError, match="CUDA"):
-        kernels.swiglu(*args, backend="triton")
-
-
-def test_invalid_backend(device):
-    args, _ = make_inputs((4, 32), torch.float32, device)
-    with pytest.raises(ValueError, match="backend"):
-        kernels.swiglu(*args, backend="cuda")
-
-
-@pytest.mark.parametrize("which", ["both", "gate", "up"])
-def test_float64_auto_uses_torch(which, monkeypatch, device):
-    counts = count_launches(monkeypatch, SW)
-    (gate, up), dy = make_inputs((4, 32), torch.float32, device)
-    gate = gate.double() if which in ("both", "gate") else gate
-    up = up.double() if which in ("both", "up") else up
-    (y,), (dgate, dup) = run("auto", (gate, up), dy)
-    assert y.dtype == torch.float64 and dgate.dtype == gate.dtype and dup.dtype == up.dtype
-    assert torch.equal(y, kernels.swiglu_ref(gate, up))
-    assert counts == {"_swiglu_fwd_kernel": 0, "_swiglu_bwd_kernel": 0}
-    with pytest.raises(RuntimeError, match="dtype"):
-        kernels.swiglu(gate, up, backend="triton")
 
 
 # ---------------------------------------------------------------- torch.compile, empty

@@ -1,0 +1,104 @@
+"""
+The backend rule (kernels/backend.py) for every op, one table of cases: 'triton'
+launches the forward and backward kernels once each, 'torch' launches none, 'auto'
+takes the kernels where they can run (CUDA, or the CPU interpreter), falls back to
+the PyTorch reference quietly on a plain CPU and without Triton, and on float64
+inputs; a bad backend name is an error.
+"""
+import importlib
+
+import pytest
+import torch
+
+import kernels
+import kernels.backend as backend
+from conftest import forward_backward, count_launches
+from model import rotary_tables
+
+
+def cases(device, dtype=torch.float32):
+    """op -> (module, fn(backend) taking the args, args, indices of args without a gradient)."""
+    rand = lambda *shape: torch.randn(*shape, device=device, dtype=dtype)
+    cos, sin = (t.to(device=device, dtype=dtype) for t in rotary_tables(16, 8, 10000.0))
+    return {
+        'layer_norm': ('norm', lambda b: lambda x, w, r: kernels.layer_norm(x, w, residual=r, backend=b),
+                       [rand(4, 32), rand(32), rand(4, 32)], ()),
+        'rms_norm': ('norm', lambda b: lambda x, w: kernels.rms_norm(x, w, backend=b), [rand(4, 32), rand(32)], ()),
+        'rotary': ('rotary', lambda b: lambda x, c, s: kernels.rotary(x, c, s, backend=b),
+                   [rand(2, 3, 8, 16), cos, sin], (1, 2)),
+        'swiglu': ('swiglu', lambda b: lambda g, u: kernels.swiglu(g, u, backend=b), [rand(4, 32), rand(4, 32)], ()),
+        'gelu': ('gelu', lambda b: lambda x, bias: kernels.gelu(x, bias, backend=b), [rand(4, 32), rand(32)], ()),
+    }
+
+OPS = list(cases('cpu'))
+
+
+def run(op, backend_name, device, dtype=torch.float32):
+    """Forward and backward of the op with this backend; returns the outputs."""
+    module, fn, args, no_grad = cases(device, dtype)[op]
+    with torch.no_grad():
+        outs = fn("torch")(*args)  # the output shapes, for the gradients that flow back
+    dys = [torch.randn_like(o) for o in (outs if isinstance(outs, tuple) else (outs,))]
+    return forward_backward(fn(backend_name), args, dys, no_grad)[0]
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """launches(op) -> the live {kernel name: count} of the op's module."""
+    return lambda op: count_launches(monkeypatch, importlib.import_module('kernels.' + cases('cpu')[op][0]))
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_triton_torch_auto(op, launches, device):
+    counts = launches(op)
+    run(op, "triton", device)
+    once = dict(counts)  # one forward and one backward launch, each kernel used (rotary has one for both)
+    assert sum(once.values()) == 2 and all(once.values()), once
+    run(op, "torch", device)
+    assert counts == once
+    run(op, "auto", device)  # every test run has CUDA or the interpreter: 'auto' means the kernels
+    assert counts == {k: 2 * n for k, n in once.items()}
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_plain_cpu_falls_back_quietly(op, launches, monkeypatch, capsys, device):
+    if device == "cuda":
+        pytest.skip("CUDA tensors never need the interpreter")
+    counts = launches(op)
+    monkeypatch.setattr(backend, "INTERPRET", False)
+    run(op, "auto", device)
+    module, fn, args, _ = cases(device)[op]
+    as_tuple = lambda t: t if isinstance(t, tuple) else (t,)
+    assert all(torch.equal(a, b) for a, b in zip(as_tuple(fn("auto")(*args)), as_tuple(fn("torch")(*args))))
+    assert not any(counts.values())
+    assert capsys.readouterr().out == ""  # a plain CPU run is not worth a message
+    with pytest.raises(RuntimeError, match="CUDA"):
+        fn("triton")(*args)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_without_triton_falls_back(op, launches, monkeypatch, device):
+    counts = launches(op)
+    monkeypatch.setattr(backend, "TRITON_AVAILABLE", False)
+    run(op, "auto", device)
+    assert not any(counts.values())
+    module, fn, args, _ = cases(device)[op]
+    with pytest.raises(RuntimeError, match="not installed"):
+        fn("triton")(*args)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_float64_uses_torch(op, launches, device):
+    counts = launches(op)
+    outs = run(op, "auto", device, torch.float64)
+    assert outs[0].dtype == torch.float64 and not any(counts.values())
+    module, fn, args, _ = cases(device, torch.float64)[op]
+    with pytest.raises(RuntimeError, match="dtype"):
+        fn("triton")(*args)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_invalid_backend(op, device):
+    module, fn, args, _ = cases(device)[op]
+    with pytest.raises(ValueError, match="backend"):
+        fn("cuda")(*args)
