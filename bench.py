@@ -282,13 +282,13 @@ def tune_spaces():
     """op -> [settings]: each setting maps a kernel module's constants ('NAME' or
     'DICT.key') to values. The norms' forward and backward are tuned apart."""
     grid = lambda **axes: [dict(zip(axes, v)) for v in itertools.product(*axes.values())]
-    norm = grid(**{'TILE.fwd': [1024], 'PER_THREAD.fwd': [16, 32], 'COLUMNS_PER_SM.fwd': [16384, 32768, 65536, 131072],
-                   'STAGES.fwd': [1, 2, 3]}) \
+    norm = grid(**{'TILE.fwd': [1024, 2048, 4096], 'PER_THREAD.fwd': [8, 16, 32], 'COLUMNS_PER_SM.fwd': [16384, 32768, 65536],
+                   'STAGES.fwd': [1, 3]}) \
         + grid(**{'COLUMNS_PER_SM.bwd': [2048, 4096, 8192], 'STAGES.bwd': [2, 3, 4]})
     elementwise = grid(BLOCK_N=[2048, 4096], NUM_WARPS=[4, 8, 16])
     gelu = [{'TILE.fwd': (m, n, w), 'TILE.bwd': (m, n, w)} for m, n in [(1, 1024), (1, 2048), (4, 512), (4, 1024),
             (8, 256), (8, 512), (16, 256), (32, 128), (32, 256)] for w in (2, 4, 8)]
-    return {'layer_norm': norm, 'rms_norm + residual': norm, 'rotary q and k': grid(BLOCK_T=[32, 64], NUM_WARPS=[4]),
+    return {'layer_norm': norm, 'rms_norm': norm, 'rms_norm + residual': norm, 'rotary q and k': grid(BLOCK_T=[32, 64], NUM_WARPS=[4]),
             'swiglu': elementwise, 'gelu + bias': gelu}
 
 def set_constants(module, setting):
@@ -305,7 +305,7 @@ def set_constants(module, setting):
 
 if tune and cuda:
     import importlib
-    modules = {'layer_norm': 'norm', 'rms_norm + residual': 'norm', 'rotary q and k': 'rotary', 'swiglu': 'swiglu', 'gelu + bias': 'gelu'}
+    modules = {'layer_norm': 'norm', 'rms_norm': 'norm', 'rms_norm + residual': 'norm', 'rotary q and k': 'rotary', 'swiglu': 'swiglu', 'gelu + bias': 'gelu'}
     sizes = [(batch_size * block_size, n_embd, batch_size, n_head, block_size, n_embd // n_head), (4096, 8192, 4, 32, 1024, 128)]
     rows, results['tune'] = [], {}
     for size in sizes:

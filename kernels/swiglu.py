@@ -57,7 +57,7 @@ def _swiglu_bwd_kernel(
     tl.store(DB + row * N + cols, (dy * a * s).to(DB.dtype.element_ty), mask=mask)
 
 BLOCK_N = 4096  # columns per program; chosen by `python bench.py --tune=True`: docs/perf-notes.md
-NUM_WARPS = 8
+NUM_WARPS = 16
 
 def _grid(M, N):
     block = min(BLOCK_N, triton.next_power_of_2(N))
