@@ -60,7 +60,7 @@ def pick_kernels(setting, arch, device_type):
 # norm's pass over the stream instead of costing a pass of its own.
 
 class LayerNorm(nn.Module):
-    """LayerNorm with an optional bias (PyTorch's nn.LayerNorm cannot drop only the bias)."""
+    """LayerNorm with an optional bias, by the kernel or PyTorch, with the residual add fused."""
 
     def __init__(self, ndim, bias, backend):
         super().__init__()

@@ -27,8 +27,8 @@ except ImportError:
         constexpr = None
 
         @staticmethod
-        def jit(fn=None, **kwargs):
-            return fn if fn is not None else (lambda f: f)
+        def jit(fn):
+            return fn
 
     triton = tl = _NoTriton()
 
@@ -52,32 +52,26 @@ def why_not_triton_on(device_type):
         return f"tensors on {device_type} need CUDA (or TRITON_INTERPRET=1)"
     return None
 
-def why_not_triton(*tensors):
-    """The reason Triton cannot run on these tensors (None entries allowed), or None if it can."""
-    for t in tensors:
-        if t is None:
-            continue
-        reason = why_not_triton_on(t.device.type)
-        if reason:
-            return reason
-        if t.dtype not in TRITON_DTYPES:
-            return f"dtype {t.dtype} is not one of fp32, bf16, fp16"
-    return None
-
 def use_triton(op, backend, *tensors, limit=None):
-    """Resolve `backend` for one call of `op`. `limit` is an op-specific reason the
-    kernel cannot take these inputs (e.g. a width too large), or None."""
+    """Resolve `backend` for one call of `op` on these tensors (None entries allowed).
+    `limit` is an op-specific reason the kernel cannot take these inputs (e.g. a width
+    too large), or None. 'auto' falls back to PyTorch quietly where Triton cannot run at
+    all (a plain CPU run), and with one printed line per reason where it could run but
+    not on these inputs."""
     if backend not in BACKENDS:
         raise ValueError(f"{op}: backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "torch":
         return False
-    reason = why_not_triton(*tensors) or limit
-    if reason is None:
+    tensors = [t for t in tensors if t is not None]
+    where = next(filter(None, (why_not_triton_on(t.device.type) for t in tensors)), None)
+    unsupported = next((f"dtype {t.dtype} is not one of fp32, bf16, fp16"
+                        for t in tensors if t.dtype not in TRITON_DTYPES), limit)
+    if where is None and unsupported is None:
         return True
     if backend == "triton":
-        raise RuntimeError(f"{op}: backend='triton' cannot run here: {reason}")
-    if TRITON_AVAILABLE and limit is not None:  # an unsupported input, not just a CPU run: say so
-        say_once(f"{op}: using PyTorch ({reason})")
+        raise RuntimeError(f"{op}: backend='triton' cannot run here: {where or unsupported}")
+    if where is None:
+        say_once(f"{op}: using PyTorch ({unsupported})")
     return False
 
 def as_rows(t):

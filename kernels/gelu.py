@@ -85,7 +85,7 @@ def _gelu_bwd_kernel(
     dx = dy * grad  # 0 where masked: dy is 0 there
     tl.store(DX + rows[:, None] * N + cols[None, :], dx.to(DX.dtype.element_ty), mask=mask)
     if HAS_BIAS:
-        tl.store(DBias + tl.program_id(0) * N + cols, tl.sum(dx, axis=0), mask=cols < N)
+        tl.store(DBias + tl.program_id(0).to(tl.int64) * N + cols, tl.sum(dx, axis=0), mask=cols < N)
 
 # (BLOCK_M, BLOCK_N, num_warps) by pass; tall backward tiles keep the dbias partial
 # sums small (a (M / BLOCK_M, N) buffer). Chosen by `python bench.py --tune=True`:
@@ -94,7 +94,7 @@ TILE = {'fwd': (4, 1024, 4), 'bwd': (4, 512, 2)}
 
 def _grid(M, N, pass_):
     BLOCK_M, BLOCK_N, num_warps = TILE[pass_]
-    BLOCK_N = min(BLOCK_N, triton.next_power_of_2(N))
+    BLOCK_N = min(BLOCK_N, max(1, triton.next_power_of_2(N)))  # N = 0: an empty grid, never launched
     return (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N)), dict(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=num_warps)
 
 def _check(x, bias, approximate):

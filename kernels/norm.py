@@ -143,9 +143,9 @@ def _norm_bwd_kernel(
         dw += dy * xhat
         if HAS_BIAS:
             db += dy
-    tl.store(DW + pid * N + cols, tl.sum(dw, axis=0), mask=cols < N)
+    tl.store(DW + pid.to(tl.int64) * N + cols, tl.sum(dw, axis=0), mask=cols < N)
     if HAS_BIAS:
-        tl.store(DB + pid * N + cols, tl.sum(db, axis=0), mask=cols < N)
+        tl.store(DB + pid.to(tl.int64) * N + cols, tl.sum(db, axis=0), mask=cols < N)
 
 # Launch shape by pass ('fwd', 'bwd'): about TILE elements per tile (several narrow rows
 # or one wide one), PER_THREAD elements per thread, programs of COLUMNS_PER_SM / BLOCK_N
@@ -203,7 +203,8 @@ def norm_fwd(x: torch.Tensor, residual: Optional[torch.Tensor], weight: torch.Te
     return y, h, mean, rstd
 
 def _fake_norm_bwd(dy, dh_out, h, weight, mean, rstd, is_rms, has_bias):
-    return torch.empty_like(h), h.new_empty((2 if has_bias else 1, h.shape[-1]), dtype=torch.float32)
+    return (torch.empty(h.shape, dtype=h.dtype, device=h.device),
+            h.new_empty((2 if has_bias else 1, h.shape[-1]), dtype=torch.float32))
 
 @for_compile("norm_bwd", _fake_norm_bwd)
 def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, weight: torch.Tensor,
@@ -247,8 +248,8 @@ class NormFunction(torch.autograd.Function):
     def backward(ctx, dy, dh_out=None):
         h, weight, mean, rstd = ctx.saved_tensors
         r_dtype, w_dtype, b_dtype = ctx.dtypes
-        if dy is None:
-            dy = torch.zeros_like(h)
+        if dy is None:  # only h was used: the norm's parameters get no gradient, as in PyTorch
+            return dh_out, None if r_dtype is None else dh_out, None, None, None, None, None
         dh, dwdb = norm_bwd(dy, dh_out, h, weight, mean, rstd, ctx.is_rms, b_dtype is not None)
         db = None if b_dtype is None else dwdb[1].to(b_dtype)
         # autograd casts dh to x's and the residual's dtypes where they differ from h's

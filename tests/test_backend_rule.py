@@ -88,10 +88,14 @@ def test_without_triton_falls_back(op, launches, monkeypatch, device):
 
 
 @pytest.mark.parametrize("op", OPS)
-def test_float64_uses_torch(op, launches, device):
+def test_float64_uses_torch_saying_so_once(op, launches, monkeypatch, capsys, device):
+    monkeypatch.setattr(backend, "_said", set())  # forget earlier messages
     counts = launches(op)
-    outs = run(op, "auto", device, torch.float64)
+    for _ in range(2):
+        outs = run(op, "auto", device, torch.float64)
     assert outs[0].dtype == torch.float64 and not any(counts.values())
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and op in lines[0] and "float64" in lines[0], lines
     module, fn, args, _ = cases(device, torch.float64)[op]
     with pytest.raises(RuntimeError, match="dtype"):
         fn("triton")(*args)

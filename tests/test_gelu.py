@@ -172,12 +172,12 @@ def test_torch_compile_fullgraph(approximate, has_bias, device):
 
 
 @pytest.mark.parametrize("has_bias", [True, False], ids=["bias", "nobias"])
-@pytest.mark.parametrize("shape", [(0, 16), (2, 0, 16)], ids=["0x16", "2x0x16"])
-def test_zero_rows(shape, has_bias, device):
+@pytest.mark.parametrize("shape", [(0, 16), (2, 0, 16), (4, 0)], ids=["0x16", "2x0x16", "4x0"])
+def test_empty(shape, has_bias, device):
     args, dy = make_inputs(shape, torch.float32, device, has_bias)
     (y,), (dx, dbias) = run("triton", args, dy)
     assert y.shape == dx.shape == shape
     if has_bias:
-        assert torch.equal(dbias, torch.zeros(16, device=device))
+        assert torch.equal(dbias, torch.zeros(shape[-1], device=device))
     else:
         assert dbias is None

@@ -124,6 +124,21 @@ def test_unused_h_sends_no_gradient(norm, device):
     torch.testing.assert_close(grads[0], grads[1])
 
 
+@pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
+def test_only_h_used(norm, device):
+    # y unused: x and the residual get h's gradient, the norm's parameters none (as in PyTorch)
+    args, _ = make_inputs((5, 24), torch.float32, device, residual=True)
+    grads = []
+    for fn in (call(norm, "triton"), reference(norm)):
+        x, w, r = (t.detach().requires_grad_() for t in (args[0], args[1], args[3]))
+        b = args[2].detach().requires_grad_() if norm == "layer_norm" else None
+        y, h = fn(x, w, b, r)
+        (2 * h).sum().backward()
+        grads.append((x.grad, r.grad, w.grad, None if b is None else b.grad))
+    assert grads[0][2:] == (None, None) and grads[1][2:] == (None, None)
+    torch.testing.assert_close(grads[0][:2], grads[1][:2])
+
+
 # ---------------------------------------------------------------- mixed dtypes, autocast
 
 @pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
