@@ -288,6 +288,18 @@ def test_torch_compile_fullgraph(residual, norm, device):
     torch._dynamo.reset()
 
 
+def test_width_one_compiled(device):
+    # LayerNorm of width 1: y = bias and dx = 0 exactly; a fused multiply-add in the
+    # backward (the launcher turns FMA contraction off) would leave dx of order 1e-5
+    torch._dynamo.reset()
+    args, dys = make_inputs((64, 1), torch.float32, device)
+    fn = torch.compile(call("layer_norm", "triton"), fullgraph=True,
+                       backend="inductor" if device == "cuda" else "aot_eager")
+    (y,), (dx, dw, db, _) = forward_backward(fn, args, dys)
+    assert torch.equal(dx, torch.zeros_like(dx)) and torch.equal(y, args[2].expand_as(y))
+    torch._dynamo.reset()
+
+
 @pytest.mark.parametrize("shape", [(37, 1000), (300, 64)], ids=ids)
 def test_backward_is_deterministic(shape, device):
     args, dys = make_inputs(shape, torch.float32, device, residual=True)
