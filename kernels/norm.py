@@ -136,6 +136,9 @@ def _norm_bwd_kernel(
         dh = g - xhat * (tl.sum(xhat * g, axis=1) / N)[:, None]
         if not IS_RMS:
             dh -= (tl.sum(g, axis=1) / N)[:, None]
+            # one element normalises to a constant: dh is exactly 0, but a fused
+            # dy*w - mean(g) keeps the product's rounding error, which rstd magnifies
+            dh = tl.where(N == 1, 0.0, dh)
         dh *= rstd[:, None]
         if HAS_DH_OUT:
             dh += tl.load(DH_OUT + rows[:, None] * stride_dho + cols[None, :], mask=mask, other=0.0).to(tl.float32)
@@ -225,9 +228,7 @@ def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, 
         wrap_triton(_norm_bwd_kernel)[(programs,)](
             dy2, h2, dho2, weight.contiguous(), mean, rstd, dh, partial[0], partial[-1],
             M, N, h2.stride(0), dy2.stride(0), dho2.stride(0), rows_per_program,
-            IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias, **meta,
-            enable_fp_fusion=False)  # a fused dy*w - mean(g) keeps the product's rounding error, which
-                                     # rstd then magnifies: at N=1 dh must be exactly 0 and was not
+            IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias, **meta)
     return dh, partial.sum(1)
 
 class NormFunction(torch.autograd.Function):

@@ -288,15 +288,19 @@ def test_torch_compile_fullgraph(residual, norm, device):
     torch._dynamo.reset()
 
 
-def test_width_one_compiled(device):
-    # LayerNorm of width 1: y = bias and dx = 0 exactly; a fused multiply-add in the
-    # backward (the launcher turns FMA contraction off) would leave dx of order 1e-5
+@pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
+def test_width_one_compiled(norm, device):
+    # width 1 under torch.compile, whose launch keeps FMA contraction on: LayerNorm's dx
+    # must be exactly 0 (y = bias), RMSNorm's as close as PyTorch's
     torch._dynamo.reset()
-    args, dys = make_inputs((64, 1), torch.float32, device)
-    fn = torch.compile(call("layer_norm", "triton"), fullgraph=True,
-                       backend="inductor" if device == "cuda" else "aot_eager")
-    (y,), (dx, dw, db, _) = forward_backward(fn, args, dys)
-    assert torch.equal(dx, torch.zeros_like(dx)) and torch.equal(y, args[2].expand_as(y))
+    args, dys = make_inputs((64, 1), torch.float32, device, has_bias=norm == "layer_norm")
+    fn = torch.compile(call(norm, "triton"), fullgraph=True, backend="inductor" if device == "cuda" else "aot_eager")
+    res = forward_backward(fn, args, dys)
+    check_3way_all(names(False), res, forward_backward(call(norm, "torch"), args, dys),
+                   forward_backward(reference(norm), double(args), double(dys)))
+    if norm == "layer_norm":
+        (y,), (dx, *_) = res
+        assert torch.equal(dx, torch.zeros_like(dx)) and torch.equal(y, args[2].expand_as(y))
     torch._dynamo.reset()
 
 
