@@ -4,6 +4,7 @@ no GPU, the `device` fixture, and the three-way closeness rule every kernel test
 """
 import os
 import sys
+import zlib
 
 import pytest
 import torch
@@ -25,6 +26,17 @@ def pytest_configure(config):
         "filterwarnings", "ignore:Conversion of an array with ndim > 0 to a scalar:DeprecationWarning")
     # F.rms_norm's note that a bf16 input with an fp32 weight takes its unfused path
     config.addinivalue_line("filterwarnings", "ignore:Mismatch dtype between input and weight:UserWarning")
+
+
+# The dtypes every kernel test runs in, and their short test ids.
+DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+dtype_id = lambda d: str(d).split(".")[-1]
+
+
+@pytest.fixture(autouse=True)
+def seed(request):
+    # fresh random inputs per test, reproducible from the test's id
+    torch.manual_seed(zlib.crc32(request.node.nodeid.encode()))
 
 
 @pytest.fixture(scope="session")

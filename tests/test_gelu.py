@@ -2,23 +2,21 @@
 Tests of kernels.gelu: the Triton kernels (forward and backward, erf and tanh forms,
 with and without the fused bias) against PyTorch and a float64 reference, mixed
 dtypes as under autocast, strided inputs, argument checks, deterministic bias
-gradients, the backend rule, torch.compile, empty inputs.
+gradients, torch.compile, empty inputs (the backend rule: test_backend_rule.py).
 
 On a machine without a GPU the kernels run in Triton's CPU interpreter (conftest.py).
 """
 import importlib
-import zlib
 
 import pytest
 import torch
 
 import kernels
 import kernels.backend as backend
-from conftest import check_3way_all, double, forward_backward
+from conftest import check_3way_all, double, forward_backward, DTYPES, dtype_id
 
 GE = importlib.import_module("kernels.gelu")  # the module; kernels.gelu is the function
 
-DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 SHAPES = [
     (1, 768),       # one row
     (3, 7),         # tiny, odd
@@ -29,12 +27,6 @@ SHAPES = [
     (2, 5, 384),    # 3-D input
 ]
 NAMES = ("y", "dx", "dbias")
-
-
-@pytest.fixture(autouse=True)
-def seed(request):
-    # fresh random inputs per test, reproducible from the test's id
-    torch.manual_seed(zlib.crc32(request.node.nodeid.encode()))
 
 
 def make_inputs(shape, dtype, device, has_bias=True, bias_dtype=None):
@@ -61,7 +53,7 @@ def run_ref(args, dy, approximate="none"):
 @pytest.mark.parametrize("has_bias", [True, False], ids=["bias", "nobias"])
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d).split(".")[-1])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_matches_reference(dtype, shape, approximate, has_bias, device):
     args, dy = make_inputs(shape, dtype, device, has_bias)
     results = run("triton", args, dy, approximate)

@@ -1,26 +1,25 @@
 """
 Tests of kernels.layer_norm and kernels.rms_norm (one kernel pair, kernels/norm.py),
 with and without the fused residual add: forward and every gradient against PyTorch
-and a float64 reference, mixed dtypes and autocast, strided inputs, the backend rule
-and its fallbacks, import without Triton, torch.compile, determinism, empty inputs.
+and a float64 reference, mixed dtypes and autocast, strided inputs, the too-wide
+fallback, import without Triton, torch.compile, determinism, empty inputs (the
+backend rule for every op: test_backend_rule.py).
 
 On a machine without a GPU the kernels run in Triton's CPU interpreter (conftest.py).
 """
 import importlib
 import subprocess
 import sys
-import zlib
 
 import pytest
 import torch
 
 import kernels
 import kernels.backend as backend
-from conftest import ROOT, forward_backward, double, check_3way_all, count_launches
+from conftest import ROOT, forward_backward, double, check_3way_all, count_launches, DTYPES, dtype_id
 
 NORM = importlib.import_module("kernels.norm")
 
-DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 SHAPES = [
     (1, 768),       # one row
     (3, 7),         # tiny, odd
@@ -34,13 +33,6 @@ SHAPES = [
 ]
 RESIDUAL_SHAPES = [(3, 7), (37, 1000), (64, 768), (8, 4097), (2, 5, 384)]
 ids = lambda s: "x".join(map(str, s))
-dtype_id = lambda d: str(d).split(".")[-1]
-
-
-@pytest.fixture(autouse=True)
-def seed(request):
-    # fresh random inputs per test, reproducible from the test's id
-    torch.manual_seed(zlib.crc32(request.node.nodeid.encode()))
 
 
 def call(norm, backend_name, **kwargs):

@@ -1,24 +1,22 @@
 """
 Tests of kernels.rotary: the Triton kernel (forward, and backward as the rotation
 back) against PyTorch and a float64 reference, q and k read in place as a strided
-view of the fused qkv tensor (GQA included), other strides, argument checks, the
-backend rule, torch.compile, empty inputs.
+view of the fused qkv tensor (GQA included), other strides, argument checks,
+torch.compile, empty inputs (the backend rule: test_backend_rule.py).
 
 On a machine without a GPU the kernel runs in Triton's CPU interpreter (conftest.py).
 """
 import importlib
-import zlib
 
 import pytest
 import torch
 
 import kernels
 import model
-from conftest import check_3way_all, double, forward_backward
+from conftest import check_3way_all, double, forward_backward, DTYPES, dtype_id
 
 ROT = importlib.import_module("kernels.rotary")  # the module; kernels.rotary is the function
 
-DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 SHAPES = [                 # (B, H, T, D)
     (1, 1, 1, 64),         # one position of one head
     (1, 1, 1, 2),          # the smallest head: one pair
@@ -30,12 +28,6 @@ SHAPES = [                 # (B, H, T, D)
     (1, 1, 3, 1030),       # wider than 1024 columns (D/2 = 515)
 ]
 NAMES = ("y", "dx", "dcos", "dsin")  # cos and sin get no gradient
-
-
-@pytest.fixture(autouse=True)
-def seed(request):
-    # fresh random inputs per test, reproducible from the test's id
-    torch.manual_seed(zlib.crc32(request.node.nodeid.encode()))
 
 
 def tables(D, T, device, start=100):
@@ -63,7 +55,7 @@ def run(backend_name, args, dy):
 # ---------------------------------------------------------------- correctness
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d).split(".")[-1])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_matches_reference(dtype, shape, device):
     args, dy = make_inputs(shape, dtype, device)
     results = run("triton", args, dy)

@@ -1,23 +1,22 @@
 """
 Tests of kernels.swiglu: the Triton kernels (forward and backward) against PyTorch
 and a float64 reference, gate and up read in place as the two halves of one tensor,
-mixed dtypes, argument checks, the backend rule, torch.compile, empty inputs.
+mixed dtypes, argument checks, torch.compile, empty inputs (the backend rule:
+test_backend_rule.py).
 
 On a machine without a GPU the kernels run in Triton's CPU interpreter (conftest.py).
 """
 import importlib
-import zlib
 
 import pytest
 import torch
 
 import kernels
 import kernels.backend as backend
-from conftest import check_3way_all, double, forward_backward
+from conftest import check_3way_all, double, forward_backward, DTYPES, dtype_id
 
 SW = importlib.import_module("kernels.swiglu")  # the module; kernels.swiglu is the function
 
-DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 SHAPES = [
     (1, 768),       # one row
     (3, 7),         # tiny, odd
@@ -29,12 +28,6 @@ SHAPES = [
     (2, 5, 384),    # 3-D input
 ]
 NAMES = ("y", "dgate", "dup")
-
-
-@pytest.fixture(autouse=True)
-def seed(request):
-    # fresh random inputs per test, reproducible from the test's id
-    torch.manual_seed(zlib.crc32(request.node.nodeid.encode()))
 
 
 def make_inputs(shape, dtype, device, up_dtype=None):
@@ -59,7 +52,7 @@ def run_ref(args, dy):
 # ---------------------------------------------------------------- correctness
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d).split(".")[-1])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_matches_reference(dtype, shape, device):
     args, dy = make_inputs(shape, dtype, device)
     # shapes, dtypes, finiteness (every element written) and values, output and grads
