@@ -10,10 +10,10 @@ On a machine without CUDA it says so and runs a small model on the CPU, eager on
 import json
 import time
 import itertools
+import importlib
 import statistics
 
 import torch
-import torch.nn.functional as F
 
 import kernels
 from model import GPTConfig, GPT, gpu_peak_flops, rotary_tables
@@ -200,6 +200,18 @@ def op_cases(M, N, B, H, T, D):
          dict(torch=kernels.gelu_ref, triton=kernels.gelu), (2 * 4 * MN, 5 * 4 * MN)),
     ]
 
+def cases_to_run(names):
+    """The op cases at the model's shape and, on a GPU, the norms also at 4096x8192 (the
+    issue's wide shape, LLaMA-7B-like rows); only the ops in `names` (comma-separated)
+    when it is not empty."""
+    sizes = [(batch_size * block_size, n_embd, batch_size, n_head, block_size, n_embd // n_head)]
+    if cuda:
+        sizes.append((4096, 8192, 4, 32, 1024, 128))
+    for size in sizes:
+        for case in op_cases(*size):
+            if (size == sizes[0] or 'norm' in case[0]) and (not names or case[0] in names.split(',')):
+                yield case
+
 def bench_op(op, shape, make, diff, impls, nbytes):
     """Each implementation forward and forward+backward: time per call as an eager loop
     sees it (launch overhead included) and GPU time (CUDA graph). Inputs rotate among
@@ -258,17 +270,11 @@ def op_rows(op, shape, r, ceiling):
 if ops and not tune and kernels.TRITON_AVAILABLE and (cuda or kernels.INTERPRET):
     ceiling = copy_GBps()
     results['copy_GBps'] = ceiling
-    sizes = [(batch_size * block_size, n_embd, batch_size, n_head, block_size, n_embd // n_head)]
-    if cuda:  # and the table's wide shape: LLaMA-7B-like rows of 8192
-        sizes.append((4096, 8192, 4, 32, 1024, 128))
     results['ops'], rows = {}, []
-    for size in sizes:
-        for op, shape, make, diff, impls, nbytes in op_cases(*size):
-            if (size != sizes[0] and 'norm' not in op) or (op_names and op not in op_names.split(',')):
-                continue  # the wide shape is for the norms
-            print(f"{op} {shape}...", flush=True)
-            r = results['ops'][f"{op} {shape}"] = bench_op(op, shape, make, diff, impls, nbytes)
-            rows += op_rows(op, shape, r, ceiling)
+    for op, shape, make, diff, impls, nbytes in cases_to_run(op_names):
+        print(f"{op} {shape}...", flush=True)
+        r = results['ops'][f"{op} {shape}"] = bench_op(op, shape, make, diff, impls, nbytes)
+        rows += op_rows(op, shape, r, ceiling)
     table(f"Ops, {dtype} activations, fp32 weights. Each implementation: us per call in an eager loop / us of "
           f"GPU time (CUDA graph). Triton's GB/s of minimum traffic in GPU time"
           + (f" (% of the {ceiling:,.0f} GB/s copy measured here)" if ceiling else "") + ". Speedups: in GPU time, and per call against compile. max |Triton - torch| forward",
@@ -304,24 +310,19 @@ def set_constants(module, setting):
     return old
 
 if tune and cuda:
-    import importlib
-    modules = {'layer_norm': 'norm', 'rms_norm': 'norm', 'rms_norm + residual': 'norm', 'rotary q and k': 'rotary', 'swiglu': 'swiglu', 'gelu + bias': 'gelu'}
-    sizes = [(batch_size * block_size, n_embd, batch_size, n_head, block_size, n_embd // n_head), (4096, 8192, 4, 32, 1024, 128)]
-    rows, results['tune'] = [], {}
-    for size in sizes:
-        for op, shape, make, diff, impls, nbytes in op_cases(*size):
-            if op not in tune_spaces() or (tune_ops and op not in tune_ops.split(',')) \
-                    or (size != sizes[0] and 'norm' not in op):
-                continue
-            module = importlib.import_module('kernels.' + modules[op])
-            for setting in tune_spaces()[op]:
-                old = set_constants(module, setting)
-                r = bench_op(op, shape, make, diff, {'triton': impls['triton']}, nbytes)
-                set_constants(module, old)
-                fwd, both = r['triton_fwd']['gpu_ms'], r['triton_fwdbwd']['gpu_ms']
-                results['tune'][f"{op} {shape} {setting}"] = dict(fwd_ms=fwd, fwdbwd_ms=both)
-                rows.append([op, shape, ' '.join(f"{k}={v}" for k, v in setting.items()), f"{fwd * 1e3:.1f}",
-                             f"{both * 1e3:.1f}", f"{nbytes[0] / fwd / 1e6:,.0f}", f"{nbytes[1] / both / 1e6:,.0f}"])
+    spaces, rows, results['tune'] = tune_spaces(), [], {}
+    for op, shape, make, diff, impls, nbytes in cases_to_run(tune_ops):
+        if op not in spaces:
+            continue
+        module = importlib.import_module('kernels.' + ('norm' if 'norm' in op else op.split()[0]))
+        for setting in spaces[op]:
+            old = set_constants(module, setting)
+            r = bench_op(op, shape, make, diff, {'triton': impls['triton']}, nbytes)
+            set_constants(module, old)
+            fwd, both = r['triton_fwd']['gpu_ms'], r['triton_fwdbwd']['gpu_ms']
+            results['tune'][f"{op} {shape} {setting}"] = dict(fwd_ms=fwd, fwdbwd_ms=both)
+            rows.append([op, shape, ' '.join(f"{k}={v}" for k, v in setting.items()), f"{fwd * 1e3:.1f}",
+                         f"{both * 1e3:.1f}", f"{nbytes[0] / fwd / 1e6:,.0f}", f"{nbytes[1] / both / 1e6:,.0f}"])
     table("Tuning: Triton GPU time (CUDA graph) per setting, in us, and GB/s of minimum traffic",
           ['op', 'shape', 'setting', 'fwd us', 'fwd+bwd us', 'fwd GB/s', 'fwd+bwd GB/s'], rows)
 
