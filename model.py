@@ -133,6 +133,9 @@ class MLP(nn.Module):
         super().__init__()
         self.swiglu = config.arch == 'llama'
         self.backend = impl['swiglu' if self.swiglu else 'gelu']
+        # the Triton GELU takes c_fc's bias (its backward then sums the bias gradient too);
+        # PyTorch keeps it in the matmul, as nanoGPT does
+        self.bias_in_gelu = not self.swiglu and self.backend == 'triton'
         hidden = 64 * math.ceil(8 * config.n_embd / 3 / 64) if self.swiglu else 4 * config.n_embd
         self.c_fc = nn.Linear(config.n_embd, 2 * hidden if self.swiglu else hidden, bias=config.bias)
         self.c_proj = nn.Linear(hidden, config.n_embd, bias=config.bias)
@@ -142,8 +145,10 @@ class MLP(nn.Module):
         if self.swiglu:
             gate, up = self.c_fc(x).chunk(2, dim=-1)  # read in place by the kernel
             h = kernels.swiglu(gate, up, backend=self.backend)
-        else:  # c_fc's bias is added in the GELU kernel, whose backward also sums its gradient
+        elif self.bias_in_gelu:
             h = kernels.gelu(F.linear(x, self.c_fc.weight), self.c_fc.bias, backend=self.backend)
+        else:
+            h = kernels.gelu(self.c_fc(x), backend=self.backend)
         return self.dropout(self.c_proj(h))
 
 class Block(nn.Module):
