@@ -8,12 +8,16 @@ $ python bench.py --arch=llama --n_kv_head=4 --json_out=bench.json
 On a machine without CUDA it says so and runs a small model on the CPU, eager only.
 """
 import json
+import math
 import time
+import functools
 import itertools
 import importlib
 import statistics
 
 import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import kernels
 from model import GPTConfig, GPT, gpu_peak_flops, rotary_tables
@@ -34,6 +38,7 @@ warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator war
 timed_steps = 30
 steps = True  # the training-step table
 ops = True  # the per-op table
+attention = True  # the attention table (GPU only): Triton vs SDPA vs naive PyTorch
 op_names = ''  # only these ops in the table, comma-separated (e.g. 'swiglu,gelu'); '' = all
 tune = False  # instead of the tables: time each kernel's tile settings (module constants)
 tune_ops = ''  # with tune: only these ops, comma-separated (e.g. 'layer_norm,swiglu'); '' = all
@@ -150,6 +155,17 @@ def graph_ms(fn, calls=10):
         print(f"  CUDA graph capture failed: {type(e).__name__}: {str(e).splitlines()[0][:100]}")
         return None
 
+def peak_mib(fn):
+    """MiB that one fn() allocates at its peak beyond what was allocated before it."""
+    if not cuda:
+        return None
+    sync()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    fn()
+    sync()
+    return (torch.cuda.max_memory_allocated() - before) / 2**20
+
 def copy_GBps():
     """The copy ceiling measured here, bytes read + written per second over 1 GiB: the
     better of a plain device copy (cudaMemcpy) and an elementwise kernel (torch.neg),
@@ -239,15 +255,17 @@ def bench_op(op, shape, make, diff, impls, nbytes):
                     torch.autograd.grad(y, [inputs[k][i] for i in diff], dys[k])
 
             try:
-                call, gpu = time_ms(run, 50 if cuda else 3), graph_ms(run)
+                call, gpu, peak = time_ms(run, 50 if cuda else 3), graph_ms(run), peak_mib(run)
             except Exception as e:  # an implementation that refuses these inputs
                 print(f"  {op} {impl}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
-                call = gpu = None
+                call = gpu = peak = None
             t = gpu or call
-            result[f'{impl}_{pass_}'] = dict(call_ms=call, gpu_ms=gpu, GBps=t and nbytes[pass_ == 'fwdbwd'] / t / 1e6)
-    if 'torch' in impls:
+            result[f'{impl}_{pass_}'] = dict(call_ms=call, gpu_ms=gpu, peak_mib=peak,
+                                             GBps=t and nbytes[pass_ == 'fwdbwd'] / t / 1e6)
+    base = impls.get('compile') or impls.get('torch') or impls.get('sdpa')
+    if base:
         with torch.no_grad():
-            y_torch = (impls.get('compile') or impls['torch'])(*first)
+            y_torch = base(*first)
         y_torch = y_torch if isinstance(y_torch, tuple) else (y_torch,)
         result['max_abs_diff'] = max((a.float() - b.float()).abs().max().item() for a, b in zip(outs, y_torch))
     return result
@@ -283,7 +301,85 @@ if ops and not tune and kernels.TRITON_AVAILABLE and (cuda or kernels.INTERPRET)
 elif ops and not tune:
     print("\nop table skipped: Triton cannot run here (no CUDA, and TRITON_INTERPRET is not set)")
 
-# 3. tuning (--tune=True) ---------------------------------------------------------
+# 3. attention --------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def future_mask(T, device):
+    return torch.ones(T, T, dtype=torch.bool, device=device).triu(1)
+
+def attention_naive(q, k, v, causal=True):
+    """Attention as nanoGPT writes it without SDPA: the (T, T) scores materialised,
+    softmax in fp32; k and v repeated for grouped-query heads."""
+    if k.shape[1] != q.shape[1]:
+        k, v = (t.repeat_interleave(q.shape[1] // k.shape[1], dim=1) for t in (k, v))
+    att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # (B, H, T, T)
+    if causal:
+        att = att.masked_fill(future_mask(q.shape[2], q.device), float('-inf'))
+    return F.softmax(att.float(), dim=-1).to(q.dtype) @ v
+
+def sdpa_with(backend):
+    """SDPA held to one of its backends, to name what the default choice is up against."""
+    def attend(q, k, v, causal=True):
+        with sdpa_kernel(backend):
+            return kernels.flash_attention_ref(q, k, v, causal)
+    return attend
+
+def attention_cases():
+    """(B, H, Hkv, T, D, causal): the issue's three causal shapes (GPT-2 small's first),
+    GPT-2's non-causal, and grouped-query heads at GPT-2's size."""
+    return [(12, 12, 12, 1024, 64, True), (4, 16, 16, 4096, 128, True), (8, 16, 16, 2048, 64, True),
+            (12, 12, 12, 1024, 64, False), (12, 12, 4, 1024, 64, True)]
+
+TUNED = ('_fwd_tuned', '_dkdv_tuned', '_dq_tuned')
+
+def autotuned_choices():
+    """{kernel: {autotuning key: chosen config}} of the attention kernels so far."""
+    fa = importlib.import_module('kernels.attention')
+    return {name: {str(key): str(config) for key, config in getattr(fa, name).cache.items()} for name in TUNED}
+
+def autotuning_timings():
+    """{kernel: [(config, ms)] fastest first} of each attention kernel's last tuning."""
+    fa = importlib.import_module('kernels.attention')
+    median = lambda t: t[0] if isinstance(t, (list, tuple)) else t
+    return {name: sorted(((str(c), median(t)) for c, t in getattr(getattr(fa, name), 'configs_timings', {}).items()),
+                         key=lambda ct: ct[1]) for name in TUNED}
+
+if attention and not tune and cuda and kernels.TRITON_AVAILABLE:
+    results['attention'], rows = {}, []
+    for B, H, Hkv, T, D, causal in attention_cases():
+        shape = f"{B}x{H}x{T}x{D}" + (f" kv{Hkv}" if Hkv != H else '') + (' causal' if causal else '')
+        print(f"attention {shape}...", flush=True)
+        make = lambda: [leaf(torch.randn(B, h, T, D, device=device, dtype=ptdtype)) for h in (H, Hkv, Hkv)]
+        impls = {'triton': lambda q, k, v: kernels.flash_attention(q, k, v, causal, backend='triton'),
+                 'sdpa': lambda q, k, v: kernels.flash_attention_ref(q, k, v, causal),
+                 'sdpa flash': lambda q, k, v: sdpa_with(SDPBackend.FLASH_ATTENTION)(q, k, v, causal),
+                 'sdpa cudnn': lambda q, k, v: sdpa_with(SDPBackend.CUDNN_ATTENTION)(q, k, v, causal),
+                 'naive': lambda q, k, v: attention_naive(q, k, v, causal)}
+        nbytes = 2 * (B * H + 2 * B * Hkv) * T * D * torch.finfo(ptdtype).bits // 8  # q, k, v, o, do
+        r = results['attention'][shape] = bench_op('attention', shape, make, (0, 1, 2), impls, (nbytes, 2 * nbytes))
+        r['autotuning'] = autotuning_timings()
+        for name, timings in r['autotuning'].items():
+            print(f"  {name} fastest: " + "; ".join(f"{c} {ms * 1e3:.1f}us" for c, ms in timings[:4]))
+        flops = 4 * B * H * T * T * D * (0.5 if causal else 1.0)  # QK^T and PV; causal: half
+        for pass_, work in (('fwd', flops), ('fwdbwd', 3.5 * flops)):  # backward: 5 matmuls of T x T x D
+            sdpa_ms = r['sdpa_' + pass_]['gpu_ms']
+            for impl in impls:
+                c = r[f'{impl}_{pass_}']
+                if c['gpu_ms'] is None:
+                    rows.append([shape, pass_, impl, 'fails', '', '', ''])
+                    continue
+                c['TFLOPs'] = work / c['gpu_ms'] / 1e9
+                rows.append([shape, pass_, impl, f"{c['gpu_ms'] * 1e3:.1f}", f"{c['TFLOPs']:.0f}",
+                             f"{c['peak_mib']:,.0f}", f"{sdpa_ms / c['gpu_ms']:.2f}x" if sdpa_ms else 'n/a'])
+    results['attention_autotuned'] = autotuned_choices()
+    table(f"Attention, {dtype}: GPU time (CUDA graph, median) in us, TFLOP/s (forward 4BHT^2D, causal half of it; "
+          f"forward+backward 3.5x the forward), peak MiB allocated by one call, speedup over SDPA's default choice",
+          ['shape', 'pass', 'impl', 'us', 'TFLOP/s', 'peak MiB', 'vs sdpa'], rows)
+    for name, chosen in results['attention_autotuned'].items():
+        print(f"autotuned {name}: " + "; ".join(f"{k} -> {c}" for k, c in chosen.items()))
+elif attention and not tune:
+    print("\nattention table skipped: it needs CUDA")
+
+# 4. tuning (--tune=True) ---------------------------------------------------------
 def tune_spaces():
     """op -> [settings]: each setting maps a kernel module's constants ('NAME' or
     'DICT.key') to values. The norms' forward and backward are tuned apart."""

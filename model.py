@@ -41,19 +41,23 @@ ARCH_OPS = {
     'gpt2': ('layer_norm', 'gelu', 'attention', 'cross_entropy'),
     'llama': ('rms_norm', 'rotary', 'swiglu', 'attention', 'cross_entropy'),
 }
-TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu')
+TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention')
 
-def pick_kernels(setting, arch, device_type):
+def pick_kernels(setting, arch, device_type, dropout=0.0):
     """({op: 'triton' | 'torch'} for the ops of `arch`, why Triton cannot run here or None),
     decided once for the whole model. setting: 'auto' (Triton where it can run), 'triton'
-    (or fail now), 'torch'."""
+    (or fail now), 'torch'. The Triton attention has no dropout: with dropout > 0, 'auto'
+    keeps SDPA for attention (train and eval alike) and 'triton' fails."""
     if setting not in kernels.BACKENDS:
         raise ValueError(f"kernels must be one of {kernels.BACKENDS}, got {setting!r}")
     reason = kernels.backend.why_not_triton_on(device_type)
     if setting == 'triton' and reason:
         raise ValueError(f"kernels='triton' cannot run: {reason}")
+    if setting == 'triton' and dropout > 0:
+        raise ValueError(f"kernels='triton' cannot run: the Triton attention has no dropout (dropout={dropout})")
     use_triton = setting == 'triton' or (setting == 'auto' and reason is None)
-    return {op: 'triton' if use_triton and op in TRITON_OPS else 'torch' for op in ARCH_OPS[arch]}, reason
+    return {op: 'triton' if use_triton and op in TRITON_OPS and not (op == 'attention' and dropout > 0) else 'torch'
+            for op in ARCH_OPS[arch]}, reason
 
 # The norms take the residual stream x and the last sublayer's output, not yet added
 # to it, and return (norm(x + update), x + update): the add rides along with the
@@ -112,6 +116,7 @@ class CausalSelfAttention(nn.Module):
         self.dropout = config.dropout
         self.resid_dropout = nn.Dropout(config.dropout)
         self.rotary_backend = impl.get('rotary')
+        self.attention_backend = impl['attention']
 
     def forward(self, x, rope=None):
         B, T, C = x.size()
@@ -120,9 +125,9 @@ class CausalSelfAttention(nn.Module):
         q, k, v = qkv.split([nh, nkv, nkv], dim=1)  # (B, nh, T, hs), (B, nkv, T, hs), (B, nkv, T, hs)
         if rope is not None:  # q and k turned in one call, read in place from qkv
             q, k = kernels.rotary(qkv[:, :nh + nkv], *rope, backend=self.rotary_backend).split([nh, nkv], dim=1)
-        y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
-                                           is_causal=True, enable_gqa=self.n_kv_head != self.n_head)
-        y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C), heads side by side
+        y = kernels.flash_attention(q, k, v, causal=True, dropout_p=self.dropout if self.training else 0.0,
+                                    backend=self.attention_backend)  # (B, nh, T, hs)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C), heads side by side (no copy after the kernel)
         return self.resid_dropout(self.c_proj(y))
 
 class MLP(nn.Module):
@@ -176,9 +181,11 @@ class GPT(nn.Module):
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
         self.config = config
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
-        self.kernels, reason = pick_kernels(kernels, config.arch, device_type)
+        self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
-              + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else ""))
+              + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else "")
+              + (f" (attention: SDPA, for dropout={config.dropout})"
+                 if kernels == 'auto' and not reason and config.dropout > 0 else ""))
 
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),

@@ -9,3 +9,4 @@ from kernels.norm import layer_norm, layer_norm_ref, rms_norm, rms_norm_ref
 from kernels.rotary import rotary, rotary_ref
 from kernels.swiglu import swiglu, swiglu_ref
 from kernels.gelu import gelu, gelu_ref
+from kernels.attention import flash_attention, flash_attention_ref

@@ -33,6 +33,35 @@ except ImportError:
     triton = tl = _NoTriton()
 
 INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
+
+def _interpreter_bf16_as_on_gpu():
+    """Two bf16 gaps in Triton 3.6's CPU interpreter, closed so that it computes what the
+    GPU does: it rounds fp32 -> bf16 toward zero (the GPU rounds to nearest even), and
+    tl.dot multiplies bf16 tiles' raw 16-bit patterns as integers (it gets their fp32
+    values instead: exact, as the tensor cores' products with fp32 accumulation)."""
+    import numpy as np
+    from triton.runtime import interpreter
+    Builder, TensorHandle = interpreter.InterpreterBuilder, interpreter.TensorHandle
+    cast, create_dot = Builder.cast_impl, Builder.create_dot
+
+    def cast_rne(self, src, dst_type):
+        if src.dtype.scalar != tl.float32 or dst_type.scalar != tl.bfloat16:
+            return cast(self, src, dst_type)
+        bits = np.asarray(src.data, dtype=np.float32).view(np.uint32)
+        rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)  # carries into the exponent
+        return TensorHandle(np.where(np.isnan(src.data), np.uint16(0x7FC0), rounded), tl.bfloat16)
+
+    def as_fp32(t):
+        if t.dtype.scalar != tl.bfloat16:
+            return t
+        return TensorHandle((t.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+    def create_bf16_dot(self, a, b, d, *args):
+        return create_dot(self, as_fp32(a), as_fp32(b), d, *args)
+    Builder.cast_impl, Builder.create_dot = cast_rne, create_bf16_dot
+
+if INTERPRET and TRITON_AVAILABLE:
+    _interpreter_bf16_as_on_gpu()
 BACKENDS = ("auto", "triton", "torch")
 TRITON_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 

@@ -84,6 +84,15 @@ def test_kernel_choice_is_made_once_and_explained(monkeypatch):
     with pytest.raises(ValueError, match="not installed"):
         pick_kernels('triton', 'gpt2', 'cuda')
 
+def test_dropout_keeps_sdpa_for_attention():
+    """The Triton attention has no dropout: 'auto' keeps SDPA for it, the other ops stay Triton."""
+    impl, reason = pick_kernels('auto', 'llama', 'cuda', dropout=0.1)
+    if reason is None:
+        assert impl['attention'] == 'torch' and impl['rms_norm'] == 'triton'
+        assert pick_kernels('auto', 'llama', 'cuda')[0]['attention'] == 'triton'
+    with pytest.raises(ValueError, match="dropout"):
+        pick_kernels('triton', 'llama', 'cuda', dropout=0.1)
+
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 def test_bf16_training_step_kernels_on_and_off_agree(arch, device):
     """Two training steps under bf16 autocast (forward, backward, AdamW) with every op

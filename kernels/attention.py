@@ -1,0 +1,382 @@
+"""
+Flash attention: softmax(scale * Q K^T) V over tiles, never the T x T matrix.
+
+Shapes as F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale,
+enable_gqa=True): q (B, H, T, D), k and v (B, Hkv, T, D), H a multiple of Hkv; query
+head h reads key/value head h // (H / Hkv) in place (nothing repeated). Causal: query i
+sees keys j <= i.
+
+Forward, per tile of BLOCK_M query rows, walking key tiles of BLOCK_N (online softmax):
+    s = scale * q k^T                     (fp32, in log2 units: scale * log2(e))
+    m' = max(m, rowmax(s)),  p = exp2(s - m'),  l = l * exp2(m - m') + rowsum(p)
+    acc = acc * exp2(m - m') + p v        (p rounded to v's dtype for the tensor cores)
+    o = acc / l,  lse = m + log2(l)       (lse saved: one fp32 per row, O(T) memory)
+Backward, with P = exp2(s - lse) recomputed tile by tile from the saved lse:
+    delta_i = sum_d o_id do_id            (one small kernel)
+    dV = P^T dO,  dP = dO V^T,  dS = P * (dP - delta),  dQ = scale dS K,  dK = scale dS^T Q
+dK and dV: one program per key tile, walking every query tile (and, for GQA, every
+query head of its group) with fp32 sums in registers; dQ: one program per query tile,
+walking the key tiles. No atomics: the same bits on every run. Tiles that the causal
+diagonal or the end of the sequence cut are the only ones masked (MASKED).
+
+Constraints: q, k, v of one dtype, bf16, fp16 or fp32 (fp32 tiles multiplied in full
+fp32, not TF32: slow, for checking, as SDPA's fp32); dropout and head dims outside
+HEAD_DIMS go to SDPA with backend='auto' (one printed line); any T; any strides with
+contiguous head dims
+(the model's q, k, v are read in place from the qkv projection). The output is returned
+as a (B, H, T, D) view of a (B, T, H, D) tensor, the layout the output projection reads.
+Block sizes, warps and stages are autotuned per head dim, causal, dtype and power-of-two
+bucket of T; the choice is cached for the process (and on disk, Triton's cache_results).
+"""
+import os
+import math
+from typing import Tuple
+
+import torch
+import torch.nn.functional as F
+from torch.library import wrap_triton
+
+from kernels.backend import triton, tl, use_triton, for_compile, INTERPRET, TRITON_AVAILABLE
+
+HEAD_DIMS = (16, 32, 64, 128)
+LOG2E = 1.4426950408889634
+
+def flash_attention_ref(q, k, v, causal=True, scale=None, dropout_p=0.0):
+    """PyTorch's fused attention with the same arguments."""
+    return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=causal, scale=scale,
+                                          enable_gqa=q.shape[1] != k.shape[1])
+
+@triton.jit
+def _dot(a, b, acc, FP32: tl.constexpr):
+    """a @ b (+ acc) in fp32; fp32 tiles multiplied exactly (not in TF32), as SDPA does."""
+    return tl.dot(a, b, acc, input_precision="ieee" if FP32 else "tf32")
+
+@triton.jit
+def _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
+               CAUSAL: tl.constexpr, MASKED: tl.constexpr, FP32: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Online softmax over the key tiles starting at lo, lo + BLOCK_N, ... < hi."""
+    offs_d = tl.arange(0, HEAD_DIM)
+    for start_n in tl.range(lo, hi, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        in_seq = offs_n[:, None] < T
+        k = tl.load(K + offs_n[:, None] * stride_kt + offs_d[None, :], mask=in_seq if MASKED else None)
+        s = _dot(q, tl.trans(k), None, FP32)
+        if MASKED:
+            keep = offs_n[None, :] < T
+            if CAUSAL:
+                keep = keep & (offs_m[:, None] >= offs_n[None, :])
+            s = tl.where(keep, s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
+        p = tl.math.exp2(s * qk_scale - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(V + offs_n[:, None] * stride_vt + offs_d[None, :], mask=in_seq if MASKED else None)
+        acc = _dot(p.to(v.dtype), v, acc * alpha[:, None], FP32)
+        m_i = m_new
+    return acc, l_i, m_i
+
+@triton.jit
+def _flash_attention_fwd_kernel(
+    Q,       # (B, H, T, D) queries, strides stride_q*, head dim contiguous
+    K,       # (B, Hkv, T, D) keys, strides stride_k*
+    V,       # (B, Hkv, T, D) values, strides stride_v*
+    O,       # (B, T, H, D) output, contiguous
+    LSE,     # (B, H, T) fp32 log2-sum-exp2 of each query row's scaled scores, for the backward
+    stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
+    H, T, GROUP, qk_scale,  # GROUP = H / Hkv; qk_scale = scale * log2(e)
+    T_BUCKET,  # next power of two of T: the autotuning key, not read
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, FP32: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    bh = tl.program_id(0)
+    b, h = bh // H, bh % H
+    # the longest causal rows first, so the short ones fill the tail of the launch
+    start_m = (tl.num_programs(1) - 1 - tl.program_id(1)) * BLOCK_M
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    Q += b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
+    K += b.to(tl.int64) * stride_kb + (h // GROUP).to(tl.int64) * stride_kh
+    V += b.to(tl.int64) * stride_vb + (h // GROUP).to(tl.int64) * stride_vh
+    q = tl.load(Q + offs_m[:, None] * stride_qt + offs_d[None, :], mask=offs_m[:, None] < T, other=0.0)
+
+    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    # key tiles wholly visible to every row of this tile, then the few the diagonal or T cut
+    full = start_m if CAUSAL else T // BLOCK_N * BLOCK_N
+    end = tl.minimum(start_m + BLOCK_M, T) if CAUSAL else T
+    acc, l_i, m_i = _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, 0, full, T, qk_scale,
+                               CAUSAL, False, FP32, HEAD_DIM, BLOCK_N)
+    acc, l_i, m_i = _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, full, end, T, qk_scale,
+                               CAUSAL, True, FP32, HEAD_DIM, BLOCK_N)
+
+    rows = offs_m < T
+    tl.store(LSE + bh.to(tl.int64) * T + offs_m, m_i + tl.math.log2(l_i), mask=rows)
+    O += (b.to(tl.int64) * T * H + h) * HEAD_DIM
+    tl.store(O + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :], (acc / l_i[:, None]).to(O.dtype.element_ty),
+             mask=rows[:, None])
+
+@triton.jit
+def _flash_attention_bwd_delta_kernel(
+    O,       # (B, T, H, D) forward output, contiguous
+    DO,      # (B, H, T, D) gradient of the output, strides stride_do*
+    DELTA,   # (B, H, T) fp32 out: rowsum(o * do)
+    stride_dob, stride_doh, stride_dot,
+    H, T,
+    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+):
+    bh = tl.program_id(0)
+    b, h = bh // H, bh % H
+    offs_m = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    rows = offs_m < T
+    o = tl.load(O + (b.to(tl.int64) * T * H + h) * HEAD_DIM + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :],
+                mask=rows[:, None], other=0.0)
+    do = tl.load(DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
+                 + offs_m[:, None] * stride_dot + offs_d[None, :], mask=rows[:, None], other=0.0)
+    tl.store(DELTA + bh.to(tl.int64) * T + offs_m, tl.sum(o.to(tl.float32) * do.to(tl.float32), 1), mask=rows)
+
+@triton.jit
+def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, stride_qt, stride_dot, offs_n, lo, hi, T, qk_scale,
+                CAUSAL: tl.constexpr, MASKED: tl.constexpr, FP32: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    """dK and dV sums of one key tile over the query tiles at lo, lo + BLOCK_M, ... < hi.
+    Rows past T load as zeros and add nothing, so only the causal diagonal is masked."""
+    offs_d = tl.arange(0, HEAD_DIM)
+    for start_m in tl.range(lo, hi, BLOCK_M):
+        offs_m = start_m + tl.arange(0, BLOCK_M)
+        rows = offs_m < T
+        q = tl.load(Q + offs_m[:, None] * stride_qt + offs_d[None, :], mask=rows[:, None], other=0.0)
+        lse = tl.load(LSE + offs_m, mask=rows, other=float("inf"))
+        p_t = tl.math.exp2(_dot(k, tl.trans(q), None, FP32) * qk_scale - lse[None, :])  # (BLOCK_N, BLOCK_M)
+        if MASKED and CAUSAL:
+            p_t = tl.where(offs_m[None, :] >= offs_n[:, None], p_t, 0.0)
+        do = tl.load(DO + offs_m[:, None] * stride_dot + offs_d[None, :], mask=rows[:, None], other=0.0)
+        dv = _dot(p_t.to(do.dtype), do, dv, FP32)
+        delta = tl.load(DELTA + offs_m, mask=rows, other=0.0)
+        ds_t = p_t * (_dot(v, tl.trans(do), None, FP32) - delta[None, :])
+        dk = _dot(ds_t.to(q.dtype), q, dk, FP32)
+    return dk, dv
+
+@triton.jit
+def _flash_attention_bwd_dkdv_kernel(
+    Q, K, V,  # as in the forward
+    DO,      # (B, H, T, D) gradient of the output, strides stride_do*
+    LSE,     # (B, H, T) fp32 from the forward
+    DELTA,   # (B, H, T) fp32 rowsum(o * do)
+    DK, DV,  # (B, T, Hkv, D) out, contiguous
+    stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
+    stride_dob, stride_doh, stride_dot,
+    H, T, GROUP, qk_scale, scale,
+    T_BUCKET,  # the autotuning key, not read
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, FP32: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    bh = tl.program_id(0)  # b * Hkv + key/value head
+    Hkv = H // GROUP
+    b, hkv = bh // Hkv, bh % Hkv
+    start_n = tl.program_id(1) * BLOCK_N  # causal: the first key tiles have the most rows
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    cols = offs_n[:, None] < T
+    k = tl.load(K + b.to(tl.int64) * stride_kb + hkv.to(tl.int64) * stride_kh
+                + offs_n[:, None] * stride_kt + offs_d[None, :], mask=cols, other=0.0)
+    v = tl.load(V + b.to(tl.int64) * stride_vb + hkv.to(tl.int64) * stride_vh
+                + offs_n[:, None] * stride_vt + offs_d[None, :], mask=cols, other=0.0)
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
+    # query tiles the diagonal cuts, then those that see the whole key tile
+    diag_end = tl.minimum(start_n + BLOCK_N, T) if CAUSAL else 0
+    for g in range(GROUP):
+        h = hkv * GROUP + g
+        Qh = Q + b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
+        DOh = DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
+        row0 = (b * H + h).to(tl.int64) * T
+        dk, dv = _dkdv_tiles(dk, dv, k, v, Qh, DOh, LSE + row0, DELTA + row0, stride_qt, stride_dot, offs_n,
+                             start_n, diag_end, T, qk_scale, CAUSAL, True, FP32, HEAD_DIM, BLOCK_M)
+        dk, dv = _dkdv_tiles(dk, dv, k, v, Qh, DOh, LSE + row0, DELTA + row0, stride_qt, stride_dot, offs_n,
+                             diag_end, T, T, qk_scale, CAUSAL, False, FP32, HEAD_DIM, BLOCK_M)
+    out = (b.to(tl.int64) * T * Hkv + hkv) * HEAD_DIM + offs_n[:, None] * (Hkv * HEAD_DIM) + offs_d[None, :]
+    tl.store(DK + out, (dk * scale).to(DK.dtype.element_ty), mask=cols)
+    tl.store(DV + out, dv.to(DV.dtype.element_ty), mask=cols)
+
+@triton.jit
+def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
+              CAUSAL: tl.constexpr, MASKED: tl.constexpr, FP32: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
+    """dQ sum of one query tile over the key tiles at lo, lo + BLOCK_N, ... < hi. Keys
+    past T load as zeros and add nothing (dq += ds k), so only the diagonal is masked."""
+    offs_d = tl.arange(0, HEAD_DIM)
+    for start_n in tl.range(lo, hi, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        cols = offs_n[:, None] < T
+        k = tl.load(K + offs_n[:, None] * stride_kt + offs_d[None, :], mask=cols, other=0.0)
+        p = tl.math.exp2(_dot(q, tl.trans(k), None, FP32) * qk_scale - lse[:, None])
+        if MASKED and CAUSAL:
+            p = tl.where(offs_m[:, None] >= offs_n[None, :], p, 0.0)
+        v = tl.load(V + offs_n[:, None] * stride_vt + offs_d[None, :], mask=cols, other=0.0)
+        ds = p * (_dot(do, tl.trans(v), None, FP32) - delta[:, None])
+        dq = _dot(ds.to(k.dtype), k, dq, FP32)
+    return dq
+
+@triton.jit
+def _flash_attention_bwd_dq_kernel(
+    Q, K, V, DO, LSE, DELTA,  # as in the dK dV kernel
+    DQ,      # (B, T, H, D) out, contiguous
+    stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
+    stride_dob, stride_doh, stride_dot,
+    H, T, GROUP, qk_scale, scale,
+    T_BUCKET,  # the autotuning key, not read
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, FP32: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    bh = tl.program_id(0)
+    b, h = bh // H, bh % H
+    start_m = (tl.num_programs(1) - 1 - tl.program_id(1)) * BLOCK_M  # longest rows first
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    rows = offs_m < T
+    q = tl.load(Q + b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
+                + offs_m[:, None] * stride_qt + offs_d[None, :], mask=rows[:, None], other=0.0)
+    do = tl.load(DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
+                 + offs_m[:, None] * stride_dot + offs_d[None, :], mask=rows[:, None], other=0.0)
+    lse = tl.load(LSE + bh.to(tl.int64) * T + offs_m, mask=rows, other=float("inf"))
+    delta = tl.load(DELTA + bh.to(tl.int64) * T + offs_m, mask=rows, other=0.0)
+    K += b.to(tl.int64) * stride_kb + (h // GROUP).to(tl.int64) * stride_kh
+    V += b.to(tl.int64) * stride_vb + (h // GROUP).to(tl.int64) * stride_vh
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    full = start_m if CAUSAL else T
+    dq = _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, 0, full, T, qk_scale,
+                   CAUSAL, False, FP32, HEAD_DIM, BLOCK_N)
+    if CAUSAL:
+        dq = _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, start_m,
+                       tl.minimum(start_m + BLOCK_M, T), T, qk_scale, CAUSAL, True, FP32, HEAD_DIM, BLOCK_N)
+    tl.store(DQ + (b.to(tl.int64) * T * H + h) * HEAD_DIM + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :],
+             (dq * scale).to(DQ.dtype.element_ty), mask=rows[:, None])
+
+# Autotuning candidates, (BLOCK_M, BLOCK_N, num_warps, num_stages) per head dim; the tile
+# loops need the larger block a multiple of the smaller one. Chosen by sweeps on the H100
+# (docs/perf-notes.md); the CPU interpreter takes one small config, unequal blocks, so the
+# tests cross many tiles and both loop splits.
+def _candidates(pairs, warps, stages):
+    return [(m, n, w, s) for m, n in pairs for w in warps for s in stages]
+
+CONFIGS = {
+    'fwd': {d: _candidates([(128, 64), (64, 64), (128, 128)], (4, 8), (3, 2, 4)) for d in HEAD_DIMS},
+    'dkdv': {d: _candidates([(64, 128), (32, 64), (32, 128), (64, 64)], (8, 4), (2, 3)) for d in HEAD_DIMS},
+    'dq': {d: _candidates([(128, 64), (64, 32), (64, 64), (128, 32)], (8, 4), (2, 3)) for d in HEAD_DIMS},
+}
+INTERPRET_CONFIG = {'fwd': (32, 16, 4, 1), 'dkdv': (16, 32, 4, 1), 'dq': (32, 16, 4, 1)}
+# KERNELS_AUTOTUNE=0: the first candidate only, for runs of many shapes that would
+# otherwise compile and time every candidate for each (the CUDA tests)
+AUTOTUNE = os.environ.get("KERNELS_AUTOTUNE", "1") != "0"
+
+def _autotuned(kernel, pass_):
+    """kernel autotuned over CONFIGS[pass_][HEAD_DIM]; one fixed config under the interpreter."""
+    if not TRITON_AVAILABLE:
+        return kernel
+    as_config = lambda c: triton.Config({'BLOCK_M': c[0], 'BLOCK_N': c[1]}, num_warps=c[2], num_stages=c[3])
+    if INTERPRET:
+        return triton.autotune([as_config(INTERPRET_CONFIG[pass_])], key=[])(kernel)
+    every = {c: as_config(c) for d in HEAD_DIMS for c in CONFIGS[pass_][d]}
+    fits = lambda c, fp32: not fp32 or (c[0] <= 64 and c[1] <= 64 and c[3] <= 2)  # fp32 tiles: 2x the shared memory
+    for_head_dim = lambda configs, named_args, **kwargs: [
+        every[c] for c in CONFIGS[pass_][kwargs['HEAD_DIM']] if fits(c, kwargs['FP32'])][:None if AUTOTUNE else 1]
+    return triton.autotune(list(every.values()), key=['T_BUCKET', 'HEAD_DIM', 'CAUSAL'], cache_results=True,
+                           prune_configs_by={'early_config_prune': for_head_dim})(kernel)
+
+_fwd_tuned = _autotuned(_flash_attention_fwd_kernel, 'fwd')
+_dkdv_tuned = _autotuned(_flash_attention_bwd_dkdv_kernel, 'dkdv')
+_dq_tuned = _autotuned(_flash_attention_bwd_dq_kernel, 'dq')
+DELTA_BLOCK_M = 64
+
+def _problem(q, k, v, dropout_p):
+    """Why the kernels cannot take these inputs, or None."""
+    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+        return "q, k, v must be 4-D (B, H, T, D)"
+    if k.shape != v.shape or q.shape[0] != k.shape[0] or q.shape[2:] != k.shape[2:]:
+        return f"shapes q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)} are not (B, H, T, D), (B, Hkv, T, D) x 2"
+    if q.shape[1] % k.shape[1] != 0:
+        return f"{q.shape[1]} query heads are not a multiple of {k.shape[1]} key/value heads"
+    if q.shape[-1] not in HEAD_DIMS:
+        return f"head dim {q.shape[-1]} is not one of {HEAD_DIMS}"
+    if not q.dtype == k.dtype == v.dtype:
+        return f"dtypes {q.dtype}, {k.dtype}, {v.dtype} differ"
+    if dropout_p > 0:
+        return "dropout is not in the kernel"
+    return None
+
+def _strides(*tensors):
+    return [s for t in tensors for s in t.stride()[:3]]
+
+def _head_dim_contiguous(t):
+    return t if t.stride(-1) == 1 else t.contiguous()
+
+def _fake_fwd(q, k, v, causal, scale):
+    B, H, T, D = q.shape
+    return q.new_empty(B, T, H, D).transpose(1, 2), q.new_empty(B, H, T, dtype=torch.float32)
+
+@for_compile("flash_attention_fwd", _fake_fwd)
+def flash_attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+                        scale: float) -> Tuple[torch.Tensor, torch.Tensor]:
+    """(o, lse) for q (B, H, T, D), k and v (B, Hkv, T, D)."""
+    problem = _problem(q, k, v, 0.0)
+    if problem:
+        raise ValueError(f"flash_attention: {problem}")
+    q, k, v = (_head_dim_contiguous(t) for t in (q, k, v))
+    B, H, T, D = q.shape
+    o = q.new_empty(B, T, H, D)  # heads side by side in memory, returned as a (B, H, T, D) view
+    lse = q.new_empty(B, H, T, dtype=torch.float32)
+    if o.numel() > 0:
+        grid = lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))
+        wrap_triton(_fwd_tuned)[grid](
+            q, k, v, o, lse, *_strides(q, k, v), H, T, H // k.shape[1], scale * LOG2E, triton.next_power_of_2(T),
+            HEAD_DIM=D, CAUSAL=causal, FP32=q.dtype == torch.float32)
+    return o.transpose(1, 2), lse
+
+def _fake_bwd(do, q, k, v, o, lse, causal, scale):
+    B, H, T, D = q.shape
+    Hkv = k.shape[1]
+    return (q.new_empty(B, T, H, D).transpose(1, 2), k.new_empty(B, T, Hkv, D).transpose(1, 2),
+            v.new_empty(B, T, Hkv, D).transpose(1, 2))
+
+@for_compile("flash_attention_bwd", _fake_bwd)
+def flash_attention_bwd(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
+                        lse: torch.Tensor, causal: bool, scale: float) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(dq, dk, dv), each a (B, H, T, D) view of a (B, T, H, D) tensor."""
+    if do.shape != q.shape or o.shape != q.shape or o.stride(-1) != 1 or o.stride(1) != q.shape[-1]:
+        raise ValueError("flash_attention_bwd: do and o must match q, o in the forward's (B, T, H, D) layout")
+    q, k, v, do = (_head_dim_contiguous(t) for t in (q, k, v, do))
+    B, H, T, D = q.shape
+    Hkv = k.shape[1]
+    dq, dk, dv = q.new_empty(B, T, H, D), k.new_empty(B, T, Hkv, D), v.new_empty(B, T, Hkv, D)
+    grads = dq.transpose(1, 2), dk.transpose(1, 2), dv.transpose(1, 2)
+    if dq.numel() == 0:
+        return grads
+    delta = torch.empty_like(lse)
+    wrap_triton(_flash_attention_bwd_delta_kernel)[(B * H, triton.cdiv(T, DELTA_BLOCK_M))](
+        o.transpose(1, 2), do, delta, *do.stride()[:3], H, T, HEAD_DIM=D, BLOCK_M=DELTA_BLOCK_M)
+    args = (q, k, v, do, lse, delta)
+    common = (*_strides(q, k, v, do), H, T, H // Hkv, scale * LOG2E, scale, triton.next_power_of_2(T))
+    wrap_triton(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
+        *args, dk, dv, *common, HEAD_DIM=D, CAUSAL=causal, FP32=q.dtype == torch.float32)
+    wrap_triton(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](
+        *args, dq, *common, HEAD_DIM=D, CAUSAL=causal, FP32=q.dtype == torch.float32)
+    return grads
+
+class FlashAttentionFunction(torch.autograd.Function):
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal, scale):
+        o, lse = flash_attention_fwd(q, k, v, causal, scale)
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.causal, ctx.scale = causal, scale
+        return o
+
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, o, lse = ctx.saved_tensors
+        return *flash_attention_bwd(do, q, k, v, o, lse, ctx.causal, ctx.scale), None, None
+
+def flash_attention(q, k, v, causal=True, scale=None, dropout_p=0.0, backend="auto"):
+    """F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=causal,
+    scale=scale, enable_gqa=True), by the Triton kernels or PyTorch as `backend` says
+    (see kernels/backend.py): q (B, H, T, D), k and v (B, Hkv, T, D)."""
+    if not use_triton("flash_attention", backend, q, k, v, limit=_problem(q, k, v, dropout_p)):
+        return flash_attention_ref(q, k, v, causal, scale, dropout_p)
+    return FlashAttentionFunction.apply(q, k, v, causal, 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale)

@@ -1,0 +1,202 @@
+"""
+Tests of kernels.flash_attention: the output and dq, dk, dv of the Triton kernels
+against PyTorch's SDPA in the same dtype and a float64 reference (the three-way rule),
+over odd sequence lengths, head dims, grouped-query ratios, causal and not; q, k, v
+read in place from one projection; the backend rule and its fallbacks (fp32, dropout,
+other head dims); determinism; torch.compile; memory that grows as O(T).
+
+On a machine without a GPU the kernels run in Triton's CPU interpreter (conftest.py),
+on small shapes; the GPU adds GPT-2's and the benchmark's real shapes.
+"""
+import importlib
+
+import pytest
+import torch
+
+import kernels
+import kernels.backend as backend
+from conftest import check_3way_all, double, forward_backward, count_launches, DTYPES, dtype_id
+
+FA = importlib.import_module("kernels.attention")
+CUDA = torch.cuda.is_available()
+
+# (B, H, Hkv, T, D): GQA ratios 1, 2 and 4, lengths that are not multiples of any block
+SHAPES = [
+    (1, 4, 4, 37, 64),
+    (2, 4, 2, 50, 64),
+    (1, 4, 1, 100, 64),
+    (1, 2, 2, 70, 128),
+    (1, 4, 2, 33, 128),
+    (1, 4, 1, 48, 128),     # a whole number of every interpreter block
+    (2, 2, 1, 1, 64),       # one token
+    (1, 2, 2, 29, 32),      # a head dim past the two the issue names
+]
+if CUDA:
+    SHAPES += [
+        (2, 12, 12, 1024, 64),  # GPT-2 small
+        (1, 8, 2, 1000, 128),   # wider than every block, GQA 4
+        (1, 4, 4, 4096, 128),   # the benchmark's long rows
+    ]
+NAMES = ("o", "dq", "dk", "dv")
+# dS = P * (dP - delta) takes the difference of two fp32 sums; where the exact result
+# is 0 (dq at T = 1) fp32 rounding of unit-sized terms is left
+ATOL = 1e-6
+shape_id = lambda s: "B{}H{}kv{}T{}D{}".format(*s)
+
+
+def make_inputs(shape, dtype, device):
+    B, H, Hkv, T, D = shape
+    q, k, v, do = (torch.randn(b, h, T, D, device=device).to(dtype)
+                   for b, h in ((B, H), (B, Hkv), (B, Hkv), (B, H)))
+    return (q, k, v), do
+
+
+def run(backend_name, args, do, causal, scale=None):
+    fn = lambda q, k, v: kernels.flash_attention(q, k, v, causal, scale, backend=backend_name)
+    return forward_backward(fn, args, [do])
+
+
+def run_ref(args, do, causal, scale=None):
+    fn = lambda q, k, v: kernels.flash_attention_ref(q, k, v, causal, scale)
+    return forward_backward(fn, double(args), [do.double()])
+
+
+# ---------------------------------------------------------------- correctness
+
+@pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_matches_reference(dtype, shape, causal, device):
+    args, do = make_inputs(shape, dtype, device)
+    check_3way_all(NAMES, run("triton", args, do, causal), run("torch", args, do, causal), run_ref(args, do, causal),
+                   ATOL)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_read_in_place_from_one_projection(dtype, device):
+    """The model's layout: q, k, v are (B, H, T, D) views of a (B, T, H + 2 Hkv, D) tensor,
+    with a non-default scale; the output is a (B, H, T, D) view of a (B, T, H, D) tensor."""
+    B, H, Hkv, T, D = 2, 4, 2, 45, 64
+    qkv = torch.randn(B, T, H + 2 * Hkv, D, device=device).to(dtype).transpose(1, 2)
+    args = qkv.split([H, Hkv, Hkv], dim=1)
+    assert not args[0].is_contiguous()
+    do = torch.randn(B, H, T, D, device=device).to(dtype)
+    out = run("triton", args, do, True, 0.3)
+    check_3way_all(NAMES, out, run("torch", args, do, True, 0.3), run_ref(args, do, True, 0.3))
+    o = out[0][0]
+    assert o.transpose(1, 2).is_contiguous()  # what the output projection reads, with no copy
+
+
+@pytest.mark.skipif(not CUDA, reason="the interpreter has one config; the GPU autotunes among CONFIGS")
+@pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
+@pytest.mark.parametrize("shape", [(1, 12, 12, 1024, 64), (1, 4, 2, 2000, 128)], ids=shape_id)
+def test_autotuned_choice_matches_reference(shape, causal, monkeypatch):
+    """The tests run the first candidate (KERNELS_AUTOTUNE=0); here the autotuner picks."""
+    monkeypatch.setattr(FA, "AUTOTUNE", True)
+    for tuned in (FA._fwd_tuned, FA._dkdv_tuned, FA._dq_tuned):
+        monkeypatch.setattr(tuned, "cache", {})
+    args, do = make_inputs(shape, torch.bfloat16, "cuda")
+    check_3way_all(NAMES, run("triton", args, do, causal), run("torch", args, do, causal), run_ref(args, do, causal),
+                   ATOL)
+
+
+def test_deterministic(device):
+    args, do = make_inputs((1, 4, 2, 70, 64), torch.bfloat16, device)
+    first, again = run("triton", args, do, True), run("triton", args, do, True)
+    for name, a, b in zip(NAMES, first[0] + first[1][:3], again[0] + again[1][:3]):
+        assert torch.equal(a, b), name
+
+
+# ---------------------------------------------------------------- the backend rule
+
+def test_triton_torch_auto_launches(monkeypatch, device):
+    counts = count_launches(monkeypatch, FA)
+    args, do = make_inputs((1, 2, 2, 20, 64), torch.bfloat16, device)
+    run("triton", args, do, True)
+    once = dict(counts)
+    assert all(n == 1 for n in once.values()), once  # forward, delta, dK dV, dQ
+    run("torch", args, do, True)
+    assert counts == once
+    run("auto", args, do, True)
+    assert all(n == 2 for n in counts.values()), counts
+
+
+@pytest.mark.parametrize("case, match", [
+    ("fp64", "float64"), ("dropout", "dropout"), ("head_dim_80", "head dim 80"), ("lengths_differ", "shapes")])
+def test_fallbacks(case, match, monkeypatch, capsys, device):
+    """'auto' sends what the kernels do not take to SDPA with one printed line (once per
+    reason); 'triton' refuses it."""
+    monkeypatch.setattr(backend, "_said", set())
+    counts = count_launches(monkeypatch, FA)
+    dtype = torch.float64 if case == "fp64" else torch.bfloat16
+    D = 80 if case == "head_dim_80" else 64
+    q, k, v = (torch.randn(1, 2, 24, D, device=device).to(dtype) for _ in range(3))
+    if case == "lengths_differ":
+        k, v = k[:, :, :20], v[:, :, :20]
+    dropout_p = 0.5 if case == "dropout" else 0.0
+    for _ in range(2):
+        torch.manual_seed(0)
+        got = kernels.flash_attention(q, k, v, causal=False, dropout_p=dropout_p)
+    torch.manual_seed(0)
+    want = kernels.flash_attention_ref(q, k, v, causal=False, dropout_p=dropout_p)
+    assert torch.equal(got, want)  # SDPA itself (with dropout: the same mask from the same seed)
+    assert not any(counts.values())
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and "flash_attention" in lines[0] and match in lines[0], lines
+    with pytest.raises(RuntimeError, match=match if case != "fp64" else "dtype"):
+        kernels.flash_attention(q, k, v, causal=False, dropout_p=dropout_p, backend="triton")
+
+
+@pytest.mark.parametrize("backend_name", ["auto", "triton"])
+def test_mixed_dtypes_raise_as_sdpa_does(backend_name, device):
+    q, k, v = (torch.randn(1, 2, 24, 64, device=device) for _ in range(3))
+    with pytest.raises(RuntimeError, match="dtype"):
+        kernels.flash_attention(q, k.bfloat16(), v.bfloat16(), backend=backend_name)
+
+
+def test_plain_cpu_falls_back_quietly(monkeypatch, capsys, device):
+    if device == "cuda":
+        pytest.skip("CUDA tensors never need the interpreter")
+    monkeypatch.setattr(backend, "INTERPRET", False)
+    (q, k, v), _ = make_inputs((1, 2, 1, 10, 64), torch.bfloat16, device)
+    assert torch.equal(kernels.flash_attention(q, k, v), kernels.flash_attention_ref(q, k, v))
+    assert capsys.readouterr().out == ""
+    with pytest.raises(RuntimeError, match="CUDA"):
+        kernels.flash_attention(q, k, v, backend="triton")
+
+
+# ---------------------------------------------------------------- torch.compile, memory
+
+def test_torch_compile_fullgraph(device):
+    torch._dynamo.reset()
+    (q, k, v), do = make_inputs((1, 4, 2, 40, 64), torch.bfloat16, device)
+
+    def f(q, k, v, do):
+        o = kernels.flash_attention(q, k, v, backend="triton")
+        return o, (o.float() * do.float()).sum()
+
+    compiled = torch.compile(f, fullgraph=True, backend="inductor" if device == "cuda" else "aot_eager")
+    results = []
+    for fn in (f, compiled):
+        leaves = [t.detach().clone().requires_grad_() for t in (q, k, v)]
+        o, loss = fn(*leaves, do)
+        loss.backward()
+        results.append((o.detach(), *(t.grad for t in leaves)))
+    for name, e, c in zip(NAMES, *results):
+        torch.testing.assert_close(c, e, msg=lambda m: f"{name}: {m}")
+    torch._dynamo.reset()
+
+
+@pytest.mark.skipif(not CUDA, reason="peak memory is measured by the CUDA caching allocator")
+def test_memory_grows_as_T_not_T_squared():
+    """Forward and backward at T = 8192 allocate a few tensors of q's size; one head's
+    T x T scores alone would be 128 MiB in bf16 (all 16 heads: 2 GiB)."""
+    (q, k, v), do = make_inputs((1, 16, 16, 8192, 64), torch.bfloat16, "cuda")
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    start = torch.cuda.memory_allocated()
+    kernels.flash_attention(q, k, v, backend="triton").backward(do)
+    torch.cuda.synchronize()
+    grown = torch.cuda.max_memory_allocated() - start
+    assert grown <= 6 * q.nbytes, f"{grown / 2**20:.0f} MiB for q of {q.nbytes / 2**20:.0f} MiB"
