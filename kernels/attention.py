@@ -52,6 +52,15 @@ def _dot(a, b, acc, FP32: tl.constexpr):
     return tl.dot(a, b, acc, input_precision="ieee" if FP32 else "tf32")
 
 @triton.jit
+def _log2(x):
+    """log2 of x >= 1 as its exponent plus log2 of its mantissa in [1, 2): the GPU's fast
+    log2 is accurate relative to its result, so a result under 1 keeps the lse's error
+    (which biases every P of the row alike) at fp32's resolution."""
+    bits = x.to(tl.int32, bitcast=True)
+    mantissa = ((bits & 0x7FFFFF) | 0x3F800000).to(tl.float32, bitcast=True)
+    return ((bits >> 23) - 127).to(tl.float32) + tl.math.log2(mantissa)
+
+@triton.jit
 def _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
                CAUSAL: tl.constexpr, MASKED: tl.constexpr, FP32: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
     """Online softmax over the key tiles starting at lo, lo + BLOCK_N, ... < hi."""
@@ -75,7 +84,7 @@ def _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, 
         m_i = m_new
     return acc, l_i, m_i
 
-@triton.jit
+@triton.jit(do_not_specialize=['T', 'T_BUCKET'])  # one compile for every T
 def _flash_attention_fwd_kernel(
     Q,       # (B, H, T, D) queries, strides stride_q*, head dim contiguous
     K,       # (B, Hkv, T, D) keys, strides stride_k*
@@ -110,12 +119,12 @@ def _flash_attention_fwd_kernel(
                                CAUSAL, True, FP32, HEAD_DIM, BLOCK_N)
 
     rows = offs_m < T
-    tl.store(LSE + bh.to(tl.int64) * T + offs_m, m_i + tl.math.log2(l_i), mask=rows)
+    tl.store(LSE + bh.to(tl.int64) * T + offs_m, m_i + _log2(l_i), mask=rows)
     O += (b.to(tl.int64) * T * H + h) * HEAD_DIM
     tl.store(O + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :], (acc / l_i[:, None]).to(O.dtype.element_ty),
              mask=rows[:, None])
 
-@triton.jit
+@triton.jit(do_not_specialize=['T'])  # one compile for every T
 def _flash_attention_bwd_delta_kernel(
     O,       # (B, T, H, D) forward output, contiguous
     DO,      # (B, H, T, D) gradient of the output, strides stride_do*
@@ -156,7 +165,7 @@ def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, stride_qt, stride_dot, offs_n, 
         dk = _dot(ds_t.to(q.dtype), q, dk, FP32)
     return dk, dv
 
-@triton.jit
+@triton.jit(do_not_specialize=['T', 'T_BUCKET'])  # one compile for every T
 def _flash_attention_bwd_dkdv_kernel(
     Q, K, V,  # as in the forward
     DO,      # (B, H, T, D) gradient of the output, strides stride_do*
@@ -215,7 +224,7 @@ def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi,
         dq = _dot(ds.to(k.dtype), k, dq, FP32)
     return dq
 
-@triton.jit
+@triton.jit(do_not_specialize=['T', 'T_BUCKET'])  # one compile for every T
 def _flash_attention_bwd_dq_kernel(
     Q, K, V, DO, LSE, DELTA,  # as in the dK dV kernel
     DQ,      # (B, T, H, D) out, contiguous
@@ -249,17 +258,23 @@ def _flash_attention_bwd_dq_kernel(
     tl.store(DQ + (b.to(tl.int64) * T * H + h) * HEAD_DIM + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :],
              (dq * scale).to(DQ.dtype.element_ty), mask=rows[:, None])
 
-# Autotuning candidates, (BLOCK_M, BLOCK_N, num_warps, num_stages) per head dim; the tile
-# loops need the larger block a multiple of the smaller one. Chosen by sweeps on the H100
-# (docs/perf-notes.md); the CPU interpreter takes one small config, unequal blocks, so the
-# tests cross many tiles and both loop splits.
-def _candidates(pairs, warps, stages):
-    return [(m, n, w, s) for m, n in pairs for w in warps for s in stages]
-
+# Autotuning candidates, (BLOCK_M, BLOCK_N, num_warps, num_stages) per head dim, the
+# fastest of a wider sweep on the H200 first (docs/perf-notes.md): KERNELS_AUTOTUNE=0
+# takes that one alone. The tile loops need the larger block a multiple of the smaller.
+# The CPU interpreter takes one small config with unequal blocks, so the tests cross
+# many tiles and both loop splits.
+SMALL_HEADS = {
+    'fwd': [(64, 64, 4, 3), (64, 64, 4, 2), (128, 64, 8, 3), (128, 64, 8, 4)],
+    'dkdv': [(32, 64, 4, 3), (32, 128, 4, 3), (64, 128, 4, 2), (64, 64, 4, 3)],
+    'dq': [(64, 32, 4, 3), (64, 64, 4, 3), (64, 64, 4, 2), (128, 64, 8, 3)],
+}
 CONFIGS = {
-    'fwd': {d: _candidates([(128, 64), (64, 64), (128, 128)], (4, 8), (3, 2, 4)) for d in HEAD_DIMS},
-    'dkdv': {d: _candidates([(64, 128), (32, 64), (32, 128), (64, 64)], (8, 4), (2, 3)) for d in HEAD_DIMS},
-    'dq': {d: _candidates([(128, 64), (64, 32), (64, 64), (128, 32)], (8, 4), (2, 3)) for d in HEAD_DIMS},
+    'fwd': {16: SMALL_HEADS['fwd'], 32: SMALL_HEADS['fwd'], 64: SMALL_HEADS['fwd'],
+            128: [(128, 64, 8, 4), (128, 64, 8, 3), (128, 64, 8, 5), (128, 128, 8, 3)]},
+    'dkdv': {16: SMALL_HEADS['dkdv'], 32: SMALL_HEADS['dkdv'], 64: SMALL_HEADS['dkdv'],
+             128: [(64, 128, 8, 3), (64, 64, 4, 2), (64, 128, 8, 2), (32, 64, 4, 3)]},
+    'dq': {16: SMALL_HEADS['dq'], 32: SMALL_HEADS['dq'], 64: SMALL_HEADS['dq'],
+           128: [(128, 32, 4, 3), (128, 64, 8, 3), (64, 32, 4, 2), (64, 64, 4, 2)]},
 }
 INTERPRET_CONFIG = {'fwd': (32, 16, 4, 1), 'dkdv': (16, 32, 4, 1), 'dq': (32, 16, 4, 1)}
 # KERNELS_AUTOTUNE=0: the first candidate only, for runs of many shapes that would
