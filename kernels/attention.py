@@ -12,7 +12,7 @@ Forward, per tile of BLOCK_M query rows, walking key tiles of BLOCK_N (online so
     acc = acc * exp2(m - m') + p v        (p rounded to v's dtype for the tensor cores)
     o = acc / l,  lse = m + log2(l)       (lse saved: one fp32 per row, O(T) memory)
 Backward, with P = exp2(s - lse) recomputed tile by tile from the saved lse:
-    delta_i = sum_d o_id do_id            (one small kernel)
+    delta_i = sum_d o_id do_id            (by the dQ kernel, which runs first)
     dV = P^T dO,  dP = dO V^T,  dS = P * (dP - delta),  dQ = scale dS K,  dK = scale dS^T Q
 dK and dV: one program per key tile, walking every query tile (and, for GQA, every
 query head of its group) with fp32 sums in registers; dQ: one program per query tile,
@@ -96,6 +96,7 @@ def _flash_attention_fwd_kernel(
     T_BUCKET,  # next power of two of T: the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, FP32: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
+    qk_scale = tl.cast(qk_scale, tl.float32)  # torch.compile passes Python floats as fp64
     bh = tl.program_id(0)
     b, h = bh // H, bh % H
     # the longest causal rows first, so the short ones fill the tail of the launch
@@ -123,26 +124,6 @@ def _flash_attention_fwd_kernel(
     O += (b.to(tl.int64) * T * H + h) * HEAD_DIM
     tl.store(O + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :], (acc / l_i[:, None]).to(O.dtype.element_ty),
              mask=rows[:, None])
-
-@triton.jit(do_not_specialize=['T'])  # one compile for every T
-def _flash_attention_bwd_delta_kernel(
-    O,       # (B, T, H, D) forward output, contiguous
-    DO,      # (B, H, T, D) gradient of the output, strides stride_do*
-    DELTA,   # (B, H, T) fp32 out: rowsum(o * do)
-    stride_dob, stride_doh, stride_dot,
-    H, T,
-    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-):
-    bh = tl.program_id(0)
-    b, h = bh // H, bh % H
-    offs_m = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
-    rows = offs_m < T
-    o = tl.load(O + (b.to(tl.int64) * T * H + h) * HEAD_DIM + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :],
-                mask=rows[:, None], other=0.0)
-    do = tl.load(DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
-                 + offs_m[:, None] * stride_dot + offs_d[None, :], mask=rows[:, None], other=0.0)
-    tl.store(DELTA + bh.to(tl.int64) * T + offs_m, tl.sum(o.to(tl.float32) * do.to(tl.float32), 1), mask=rows)
 
 @triton.jit
 def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, stride_qt, stride_dot, offs_n, lo, hi, T, qk_scale,
@@ -178,6 +159,7 @@ def _flash_attention_bwd_dkdv_kernel(
     T_BUCKET,  # the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, FP32: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
+    qk_scale, scale = tl.cast(qk_scale, tl.float32), tl.cast(scale, tl.float32)  # fp64 under torch.compile
     bh = tl.program_id(0)  # b * Hkv + key/value head
     Hkv = H // GROUP
     b, hkv = bh // Hkv, bh % Hkv
@@ -226,7 +208,9 @@ def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi,
 
 @triton.jit(do_not_specialize=['T', 'T_BUCKET'])  # one compile for every T
 def _flash_attention_bwd_dq_kernel(
-    Q, K, V, DO, LSE, DELTA,  # as in the dK dV kernel
+    Q, K, V, DO, LSE,  # as in the dK dV kernel
+    DELTA,   # (B, H, T) fp32 out: rowsum(o * do), for the dK dV kernel that runs next
+    O,       # (B, T, H, D) forward output, contiguous
     DQ,      # (B, T, H, D) out, contiguous
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
     stride_dob, stride_doh, stride_dot,
@@ -234,6 +218,7 @@ def _flash_attention_bwd_dq_kernel(
     T_BUCKET,  # the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, FP32: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
+    qk_scale, scale = tl.cast(qk_scale, tl.float32), tl.cast(scale, tl.float32)  # fp64 under torch.compile
     bh = tl.program_id(0)
     b, h = bh // H, bh % H
     start_m = (tl.num_programs(1) - 1 - tl.program_id(1)) * BLOCK_M  # longest rows first
@@ -245,7 +230,10 @@ def _flash_attention_bwd_dq_kernel(
     do = tl.load(DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
                  + offs_m[:, None] * stride_dot + offs_d[None, :], mask=rows[:, None], other=0.0)
     lse = tl.load(LSE + bh.to(tl.int64) * T + offs_m, mask=rows, other=float("inf"))
-    delta = tl.load(DELTA + bh.to(tl.int64) * T + offs_m, mask=rows, other=0.0)
+    o = tl.load(O + (b.to(tl.int64) * T * H + h) * HEAD_DIM + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :],
+                mask=rows[:, None], other=0.0)
+    delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), 1)
+    tl.store(DELTA + bh.to(tl.int64) * T + offs_m, delta, mask=rows)
     K += b.to(tl.int64) * stride_kb + (h // GROUP).to(tl.int64) * stride_kh
     V += b.to(tl.int64) * stride_vb + (h // GROUP).to(tl.int64) * stride_vh
     dq = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
@@ -265,17 +253,20 @@ def _flash_attention_bwd_dq_kernel(
 # many tiles and both loop splits.
 SMALL_HEADS = {
     'fwd': [(64, 64, 4, 3), (64, 64, 4, 2), (128, 64, 8, 3), (128, 64, 8, 4)],
-    'dkdv': [(32, 64, 4, 3), (32, 128, 4, 3), (64, 128, 4, 2), (64, 64, 4, 3)],
-    'dq': [(64, 32, 4, 3), (64, 64, 4, 3), (64, 64, 4, 2), (128, 64, 8, 3)],
+    'dkdv': [(32, 128, 4, 3), (32, 64, 4, 3), (64, 128, 4, 2), (64, 64, 4, 3), (64, 128, 8, 2), (64, 128, 8, 3),
+             (32, 128, 4, 4), (16, 64, 4, 3), (16, 128, 4, 3)],
+    'dq': [(64, 64, 4, 3), (128, 64, 8, 3), (64, 32, 4, 3), (64, 64, 4, 2)],
 }
 CONFIGS = {
     'fwd': {16: SMALL_HEADS['fwd'], 32: SMALL_HEADS['fwd'], 64: SMALL_HEADS['fwd'],
-            128: [(128, 64, 8, 4), (128, 64, 8, 3), (128, 64, 8, 5), (128, 128, 8, 3)]},
+            128: [(128, 64, 8, 5), (128, 64, 8, 4), (128, 64, 8, 3), (128, 128, 8, 3), (128, 128, 8, 2), (64, 64, 4, 4)]},
     'dkdv': {16: SMALL_HEADS['dkdv'], 32: SMALL_HEADS['dkdv'], 64: SMALL_HEADS['dkdv'],
-             128: [(64, 128, 8, 3), (64, 64, 4, 2), (64, 128, 8, 2), (32, 64, 4, 3)]},
+             128: [(64, 128, 8, 2), (64, 128, 8, 3), (64, 64, 4, 2), (32, 64, 4, 3), (32, 128, 8, 2), (32, 128, 4, 2),
+                   (64, 64, 8, 2)]},
     'dq': {16: SMALL_HEADS['dq'], 32: SMALL_HEADS['dq'], 64: SMALL_HEADS['dq'],
-           128: [(128, 32, 4, 3), (128, 64, 8, 3), (64, 32, 4, 2), (64, 64, 4, 2)]},
+           128: [(128, 64, 8, 3), (128, 32, 4, 3), (128, 64, 8, 2), (128, 32, 8, 3), (64, 64, 4, 2)]},
 }
+FP32_CONFIG = {'fwd': (64, 64, 4, 2), 'dkdv': (32, 64, 4, 2), 'dq': (64, 32, 4, 2)}  # fp32 tiles take 2x the memory
 INTERPRET_CONFIG = {'fwd': (32, 16, 4, 1), 'dkdv': (16, 32, 4, 1), 'dq': (32, 16, 4, 1)}
 # KERNELS_AUTOTUNE=0: the first candidate only, for runs of many shapes that would
 # otherwise compile and time every candidate for each (the CUDA tests)
@@ -288,17 +279,15 @@ def _autotuned(kernel, pass_):
     as_config = lambda c: triton.Config({'BLOCK_M': c[0], 'BLOCK_N': c[1]}, num_warps=c[2], num_stages=c[3])
     if INTERPRET:
         return triton.autotune([as_config(INTERPRET_CONFIG[pass_])], key=[])(kernel)
-    every = {c: as_config(c) for d in HEAD_DIMS for c in CONFIGS[pass_][d]}
-    fits = lambda c, fp32: not fp32 or (c[0] <= 64 and c[1] <= 64 and c[3] <= 2)  # fp32 tiles: 2x the shared memory
-    for_head_dim = lambda configs, named_args, **kwargs: [
-        every[c] for c in CONFIGS[pass_][kwargs['HEAD_DIM']] if fits(c, kwargs['FP32'])][:None if AUTOTUNE else 1]
+    every = {c: as_config(c) for c in [FP32_CONFIG[pass_]] + [c for d in HEAD_DIMS for c in CONFIGS[pass_][d]]}
+    candidates = lambda head_dim, fp32: [FP32_CONFIG[pass_]] if fp32 else CONFIGS[pass_][head_dim][:None if AUTOTUNE else 1]
+    for_head_dim = lambda configs, named_args, **kwargs: [every[c] for c in candidates(kwargs['HEAD_DIM'], kwargs['FP32'])]
     return triton.autotune(list(every.values()), key=['T_BUCKET', 'HEAD_DIM', 'CAUSAL'], cache_results=True,
                            prune_configs_by={'early_config_prune': for_head_dim})(kernel)
 
 _fwd_tuned = _autotuned(_flash_attention_fwd_kernel, 'fwd')
 _dkdv_tuned = _autotuned(_flash_attention_bwd_dkdv_kernel, 'dkdv')
 _dq_tuned = _autotuned(_flash_attention_bwd_dq_kernel, 'dq')
-DELTA_BLOCK_M = 64
 
 def _problem(q, k, v, dropout_p):
     """Why the kernels cannot take these inputs, or None."""
@@ -364,14 +353,13 @@ def flash_attention_bwd(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: t
     if dq.numel() == 0:
         return grads
     delta = torch.empty_like(lse)
-    wrap_triton(_flash_attention_bwd_delta_kernel)[(B * H, triton.cdiv(T, DELTA_BLOCK_M))](
-        o.transpose(1, 2), do, delta, *do.stride()[:3], H, T, HEAD_DIM=D, BLOCK_M=DELTA_BLOCK_M)
     args = (q, k, v, do, lse, delta)
     common = (*_strides(q, k, v, do), H, T, H // Hkv, scale * LOG2E, scale, triton.next_power_of_2(T))
+    fp32 = q.dtype == torch.float32
+    wrap_triton(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](  # writes delta first
+        *args, o.transpose(1, 2), dq, *common, HEAD_DIM=D, CAUSAL=causal, FP32=fp32)
     wrap_triton(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
-        *args, dk, dv, *common, HEAD_DIM=D, CAUSAL=causal, FP32=q.dtype == torch.float32)
-    wrap_triton(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](
-        *args, dq, *common, HEAD_DIM=D, CAUSAL=causal, FP32=q.dtype == torch.float32)
+        *args, dk, dv, *common, HEAD_DIM=D, CAUSAL=causal, FP32=fp32)
     return grads
 
 class FlashAttentionFunction(torch.autograd.Function):

@@ -27,8 +27,8 @@ except ImportError:
         constexpr = None
 
         @staticmethod
-        def jit(fn):
-            return fn
+        def jit(fn=None, **options):
+            return fn if fn is not None else (lambda fn: fn)
 
     triton = tl = _NoTriton()
 
