@@ -42,12 +42,16 @@ ARCH_OPS = {
     'llama': ('rms_norm', 'rotary', 'swiglu', 'attention', 'cross_entropy'),
 }
 TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention')
+# Ops that kernels='auto' leaves to PyTorch, measured faster there (docs/benchmarks.md):
+# SDPA's cuDNN attention beats our Triton flash attention on the H200 (0.92x at GPT-2's
+# shape, forward + backward). kernels='triton' takes the kernel anyway.
+AUTO_KEEPS_TORCH = ('attention',)
 
 def pick_kernels(setting, arch, device_type, dropout=0.0):
     """({op: 'triton' | 'torch'} for the ops of `arch`, why Triton cannot run here or None),
-    decided once for the whole model. setting: 'auto' (Triton where it can run), 'triton'
-    (or fail now), 'torch'. The Triton attention has no dropout: with dropout > 0, 'auto'
-    keeps SDPA for attention (train and eval alike) and 'triton' fails."""
+    decided once for the whole model. setting: 'auto' (Triton where it can run and is the
+    faster, see AUTO_KEEPS_TORCH), 'triton' (or fail now), 'torch'. The Triton attention
+    has no dropout: with dropout > 0, 'triton' fails."""
     if setting not in kernels.BACKENDS:
         raise ValueError(f"kernels must be one of {kernels.BACKENDS}, got {setting!r}")
     reason = kernels.backend.why_not_triton_on(device_type)
@@ -55,9 +59,9 @@ def pick_kernels(setting, arch, device_type, dropout=0.0):
         raise ValueError(f"kernels='triton' cannot run: {reason}")
     if setting == 'triton' and dropout > 0:
         raise ValueError(f"kernels='triton' cannot run: the Triton attention has no dropout (dropout={dropout})")
-    use_triton = setting == 'triton' or (setting == 'auto' and reason is None)
-    return {op: 'triton' if use_triton and op in TRITON_OPS and not (op == 'attention' and dropout > 0) else 'torch'
-            for op in ARCH_OPS[arch]}, reason
+    use_triton = lambda op: op in TRITON_OPS and (
+        setting == 'triton' or (setting == 'auto' and reason is None and op not in AUTO_KEEPS_TORCH))
+    return {op: 'triton' if use_triton(op) else 'torch' for op in ARCH_OPS[arch]}, reason
 
 # The norms take the residual stream x and the last sublayer's output, not yet added
 # to it, and return (norm(x + update), x + update): the add rides along with the
@@ -183,9 +187,7 @@ class GPT(nn.Module):
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
-              + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else "")
-              + (f" (attention: SDPA, for dropout={config.dropout})"
-                 if kernels == 'auto' and not reason and config.dropout > 0 else ""))
+              + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else ""))
 
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),

@@ -84,12 +84,11 @@ def test_kernel_choice_is_made_once_and_explained(monkeypatch):
     with pytest.raises(ValueError, match="not installed"):
         pick_kernels('triton', 'gpt2', 'cuda')
 
-def test_dropout_keeps_sdpa_for_attention():
-    """The Triton attention has no dropout: 'auto' keeps SDPA for it, the other ops stay Triton."""
-    impl, reason = pick_kernels('auto', 'llama', 'cuda', dropout=0.1)
-    if reason is None:
+def test_auto_keeps_sdpa_and_triton_attention_has_no_dropout():
+    impl, reason = pick_kernels('auto', 'llama', 'cuda')
+    if reason is None:  # SDPA is the faster attention (model.AUTO_KEEPS_TORCH)
         assert impl['attention'] == 'torch' and impl['rms_norm'] == 'triton'
-        assert pick_kernels('auto', 'llama', 'cuda')[0]['attention'] == 'triton'
+    assert pick_kernels('triton', 'llama', 'cuda')[0]['attention'] == 'triton'
     with pytest.raises(ValueError, match="dropout"):
         pick_kernels('triton', 'llama', 'cuda', dropout=0.1)
 
