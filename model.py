@@ -120,7 +120,9 @@ class CausalSelfAttention(nn.Module):
         self.dropout = config.dropout
         self.resid_dropout = nn.Dropout(config.dropout)
         self.rotary_backend = impl.get('rotary')
-        self.attention_backend = impl['attention']
+        # 'auto' where the model chose the kernel: a run without autocast (fp32) goes to SDPA
+        # with one printed line, as the kernel takes bf16 and fp16 only
+        self.attention_backend = 'auto' if impl['attention'] == 'triton' else 'torch'
 
     def forward(self, x, rope=None):
         B, T, C = x.size()

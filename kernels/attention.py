@@ -19,10 +19,10 @@ query head of its group) with fp32 sums in registers; dQ: one program per query 
 walking the key tiles. No atomics: the same bits on every run. Tiles that the causal
 diagonal or the end of the sequence cut are the only ones masked (MASKED).
 
-Constraints: q, k, v of one dtype, bf16, fp16 or fp32 (fp32 tiles multiplied in full
-fp32, not TF32: slow, for checking, as SDPA's fp32); dropout and head dims outside
-HEAD_DIMS go to SDPA with backend='auto' (one printed line); any T; any strides with
-contiguous head dims
+Constraints: q, k, v of one dtype, bf16 or fp16; fp32, dropout and head dims outside
+HEAD_DIMS go to SDPA with backend='auto' (one printed line: fp32 tiles in exact fp32
+were tried and left dv at 3x SDPA's fp32 error on the GPU, docs/perf-notes.md); any T;
+any strides with contiguous head dims
 (the model's q, k, v are read in place from the qkv projection). The output is returned
 as a (B, H, T, D) view of a (B, T, H, D) tensor, the layout the output projection reads.
 Block sizes, warps and stages are autotuned per head dim, causal, dtype and power-of-two
@@ -47,11 +47,6 @@ def flash_attention_ref(q, k, v, causal=True, scale=None, dropout_p=0.0):
                                           enable_gqa=q.shape[1] != k.shape[1])
 
 @triton.jit
-def _dot(a, b, acc, FP32: tl.constexpr):
-    """a @ b (+ acc) in fp32; fp32 tiles multiplied exactly (not in TF32), as SDPA does."""
-    return tl.dot(a, b, acc, input_precision="ieee" if FP32 else "tf32")
-
-@triton.jit
 def _log2(x):
     """log2 of x >= 1 as its exponent plus log2 of its mantissa in [1, 2): the GPU's fast
     log2 is accurate relative to its result, so a result under 1 keeps the lse's error
@@ -62,14 +57,14 @@ def _log2(x):
 
 @triton.jit
 def _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
-               CAUSAL: tl.constexpr, MASKED: tl.constexpr, FP32: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
+               CAUSAL: tl.constexpr, MASKED: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
     """Online softmax over the key tiles starting at lo, lo + BLOCK_N, ... < hi."""
     offs_d = tl.arange(0, HEAD_DIM)
     for start_n in tl.range(lo, hi, BLOCK_N):
         offs_n = start_n + tl.arange(0, BLOCK_N)
         in_seq = offs_n[:, None] < T
         k = tl.load(K + offs_n[:, None] * stride_kt + offs_d[None, :], mask=in_seq if MASKED else None)
-        s = _dot(q, tl.trans(k), None, FP32)
+        s = tl.dot(q, tl.trans(k))
         if MASKED:
             keep = offs_n[None, :] < T
             if CAUSAL:
@@ -80,7 +75,7 @@ def _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, 
         alpha = tl.math.exp2(m_i - m_new)
         l_i = l_i * alpha + tl.sum(p, 1)
         v = tl.load(V + offs_n[:, None] * stride_vt + offs_d[None, :], mask=in_seq if MASKED else None)
-        acc = _dot(p.to(v.dtype), v, acc * alpha[:, None], FP32)
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
         m_i = m_new
     return acc, l_i, m_i
 
@@ -94,7 +89,7 @@ def _flash_attention_fwd_kernel(
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
     H, T, GROUP, qk_scale,  # GROUP = H / Hkv; qk_scale = scale * log2(e)
     T_BUCKET,  # next power of two of T: the autotuning key, not read
-    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, FP32: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     qk_scale = tl.cast(qk_scale, tl.float32)  # torch.compile passes Python floats as fp64
     bh = tl.program_id(0)
@@ -115,9 +110,9 @@ def _flash_attention_fwd_kernel(
     full = start_m if CAUSAL else T // BLOCK_N * BLOCK_N
     end = tl.minimum(start_m + BLOCK_M, T) if CAUSAL else T
     acc, l_i, m_i = _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, 0, full, T, qk_scale,
-                               CAUSAL, False, FP32, HEAD_DIM, BLOCK_N)
+                               CAUSAL, False, HEAD_DIM, BLOCK_N)
     acc, l_i, m_i = _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, full, end, T, qk_scale,
-                               CAUSAL, True, FP32, HEAD_DIM, BLOCK_N)
+                               CAUSAL, True, HEAD_DIM, BLOCK_N)
 
     rows = offs_m < T
     tl.store(LSE + bh.to(tl.int64) * T + offs_m, m_i + _log2(l_i), mask=rows)
@@ -127,7 +122,7 @@ def _flash_attention_fwd_kernel(
 
 @triton.jit
 def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, stride_qt, stride_dot, offs_n, lo, hi, T, qk_scale,
-                CAUSAL: tl.constexpr, MASKED: tl.constexpr, FP32: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+                CAUSAL: tl.constexpr, MASKED: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
     """dK and dV sums of one key tile over the query tiles at lo, lo + BLOCK_M, ... < hi.
     Rows past T load as zeros and add nothing, so only the causal diagonal is masked."""
     offs_d = tl.arange(0, HEAD_DIM)
@@ -136,14 +131,14 @@ def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, stride_qt, stride_dot, offs_n, 
         rows = offs_m < T
         q = tl.load(Q + offs_m[:, None] * stride_qt + offs_d[None, :], mask=rows[:, None], other=0.0)
         lse = tl.load(LSE + offs_m, mask=rows, other=float("inf"))
-        p_t = tl.math.exp2(_dot(k, tl.trans(q), None, FP32) * qk_scale - lse[None, :])  # (BLOCK_N, BLOCK_M)
+        p_t = tl.math.exp2(tl.dot(k, tl.trans(q)) * qk_scale - lse[None, :])  # (BLOCK_N, BLOCK_M)
         if MASKED and CAUSAL:
             p_t = tl.where(offs_m[None, :] >= offs_n[:, None], p_t, 0.0)
         do = tl.load(DO + offs_m[:, None] * stride_dot + offs_d[None, :], mask=rows[:, None], other=0.0)
-        dv = _dot(p_t.to(do.dtype), do, dv, FP32)
+        dv = tl.dot(p_t.to(do.dtype), do, dv)
         delta = tl.load(DELTA + offs_m, mask=rows, other=0.0)
-        ds_t = p_t * (_dot(v, tl.trans(do), None, FP32) - delta[None, :])
-        dk = _dot(ds_t.to(q.dtype), q, dk, FP32)
+        ds_t = p_t * (tl.dot(v, tl.trans(do)) - delta[None, :])
+        dk = tl.dot(ds_t.to(q.dtype), q, dk)
     return dk, dv
 
 @triton.jit(do_not_specialize=['T', 'T_BUCKET'])  # one compile for every T
@@ -157,7 +152,7 @@ def _flash_attention_bwd_dkdv_kernel(
     stride_dob, stride_doh, stride_dot,
     H, T, GROUP, qk_scale, scale,
     T_BUCKET,  # the autotuning key, not read
-    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, FP32: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     qk_scale, scale = tl.cast(qk_scale, tl.float32), tl.cast(scale, tl.float32)  # fp64 under torch.compile
     bh = tl.program_id(0)  # b * Hkv + key/value head
@@ -181,16 +176,16 @@ def _flash_attention_bwd_dkdv_kernel(
         DOh = DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
         row0 = (b * H + h).to(tl.int64) * T
         dk, dv = _dkdv_tiles(dk, dv, k, v, Qh, DOh, LSE + row0, DELTA + row0, stride_qt, stride_dot, offs_n,
-                             start_n, diag_end, T, qk_scale, CAUSAL, True, FP32, HEAD_DIM, BLOCK_M)
+                             start_n, diag_end, T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
         dk, dv = _dkdv_tiles(dk, dv, k, v, Qh, DOh, LSE + row0, DELTA + row0, stride_qt, stride_dot, offs_n,
-                             diag_end, T, T, qk_scale, CAUSAL, False, FP32, HEAD_DIM, BLOCK_M)
+                             diag_end, T, T, qk_scale, CAUSAL, False, HEAD_DIM, BLOCK_M)
     out = (b.to(tl.int64) * T * Hkv + hkv) * HEAD_DIM + offs_n[:, None] * (Hkv * HEAD_DIM) + offs_d[None, :]
     tl.store(DK + out, (dk * scale).to(DK.dtype.element_ty), mask=cols)
     tl.store(DV + out, dv.to(DV.dtype.element_ty), mask=cols)
 
 @triton.jit
 def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
-              CAUSAL: tl.constexpr, MASKED: tl.constexpr, FP32: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
+              CAUSAL: tl.constexpr, MASKED: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
     """dQ sum of one query tile over the key tiles at lo, lo + BLOCK_N, ... < hi. Keys
     past T load as zeros and add nothing (dq += ds k), so only the diagonal is masked."""
     offs_d = tl.arange(0, HEAD_DIM)
@@ -198,12 +193,12 @@ def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi,
         offs_n = start_n + tl.arange(0, BLOCK_N)
         cols = offs_n[:, None] < T
         k = tl.load(K + offs_n[:, None] * stride_kt + offs_d[None, :], mask=cols, other=0.0)
-        p = tl.math.exp2(_dot(q, tl.trans(k), None, FP32) * qk_scale - lse[:, None])
+        p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse[:, None])
         if MASKED and CAUSAL:
             p = tl.where(offs_m[:, None] >= offs_n[None, :], p, 0.0)
         v = tl.load(V + offs_n[:, None] * stride_vt + offs_d[None, :], mask=cols, other=0.0)
-        ds = p * (_dot(do, tl.trans(v), None, FP32) - delta[:, None])
-        dq = _dot(ds.to(k.dtype), k, dq, FP32)
+        ds = p * (tl.dot(do, tl.trans(v)) - delta[:, None])
+        dq = tl.dot(ds.to(k.dtype), k, dq)
     return dq
 
 @triton.jit(do_not_specialize=['T', 'T_BUCKET'])  # one compile for every T
@@ -216,7 +211,7 @@ def _flash_attention_bwd_dq_kernel(
     stride_dob, stride_doh, stride_dot,
     H, T, GROUP, qk_scale, scale,
     T_BUCKET,  # the autotuning key, not read
-    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, FP32: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     qk_scale, scale = tl.cast(qk_scale, tl.float32), tl.cast(scale, tl.float32)  # fp64 under torch.compile
     bh = tl.program_id(0)
@@ -239,10 +234,10 @@ def _flash_attention_bwd_dq_kernel(
     dq = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
     full = start_m if CAUSAL else T
     dq = _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, 0, full, T, qk_scale,
-                   CAUSAL, False, FP32, HEAD_DIM, BLOCK_N)
+                   CAUSAL, False, HEAD_DIM, BLOCK_N)
     if CAUSAL:
         dq = _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, start_m,
-                       tl.minimum(start_m + BLOCK_M, T), T, qk_scale, CAUSAL, True, FP32, HEAD_DIM, BLOCK_N)
+                       tl.minimum(start_m + BLOCK_M, T), T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_N)
     tl.store(DQ + (b.to(tl.int64) * T * H + h) * HEAD_DIM + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :],
              (dq * scale).to(DQ.dtype.element_ty), mask=rows[:, None])
 
@@ -266,8 +261,6 @@ CONFIGS = {
     'dq': {16: SMALL_HEADS['dq'], 32: SMALL_HEADS['dq'], 64: SMALL_HEADS['dq'],
            128: [(128, 64, 8, 3), (128, 32, 4, 3), (128, 64, 8, 2), (128, 32, 8, 3), (64, 64, 4, 2)]},
 }
-# fp32 (a checking path): small tiles, as exact fp32 products compile to long FMA code
-FP32_CONFIG = {'fwd': (32, 32, 4, 2), 'dkdv': (32, 32, 4, 2), 'dq': (32, 32, 4, 2)}
 INTERPRET_CONFIG = {'fwd': (32, 16, 4, 1), 'dkdv': (16, 32, 4, 1), 'dq': (32, 16, 4, 1)}
 # KERNELS_AUTOTUNE=0: the first candidate only, for runs of many shapes that would
 # otherwise compile and time every candidate for each (the CUDA tests)
@@ -280,9 +273,9 @@ def _autotuned(kernel, pass_):
     as_config = lambda c: triton.Config({'BLOCK_M': c[0], 'BLOCK_N': c[1]}, num_warps=c[2], num_stages=c[3])
     if INTERPRET:
         return triton.autotune([as_config(INTERPRET_CONFIG[pass_])], key=[])(kernel)
-    every = {c: as_config(c) for c in [FP32_CONFIG[pass_]] + [c for d in HEAD_DIMS for c in CONFIGS[pass_][d]]}
-    candidates = lambda head_dim, fp32: [FP32_CONFIG[pass_]] if fp32 else CONFIGS[pass_][head_dim][:None if AUTOTUNE else 1]
-    for_head_dim = lambda configs, named_args, **kwargs: [every[c] for c in candidates(kwargs['HEAD_DIM'], kwargs['FP32'])]
+    every = {c: as_config(c) for d in HEAD_DIMS for c in CONFIGS[pass_][d]}
+    for_head_dim = lambda configs, named_args, **kwargs: [
+        every[c] for c in CONFIGS[pass_][kwargs['HEAD_DIM']][:None if AUTOTUNE else 1]]
     return triton.autotune(list(every.values()), key=['T_BUCKET', 'HEAD_DIM', 'CAUSAL'], cache_results=True,
                            prune_configs_by={'early_config_prune': for_head_dim})(kernel)
 
@@ -302,6 +295,8 @@ def _problem(q, k, v, dropout_p):
         return f"head dim {q.shape[-1]} is not one of {HEAD_DIMS}"
     if not q.dtype == k.dtype == v.dtype:
         return f"dtypes {q.dtype}, {k.dtype}, {v.dtype} differ"
+    if q.dtype == torch.float32:
+        return "float32: the kernel takes bf16 or fp16"
     if dropout_p > 0:
         return "dropout is not in the kernel"
     return None
@@ -331,7 +326,7 @@ def flash_attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causa
         grid = lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))
         wrap_triton(_fwd_tuned)[grid](
             q, k, v, o, lse, *_strides(q, k, v), H, T, H // k.shape[1], scale * LOG2E, triton.next_power_of_2(T),
-            HEAD_DIM=D, CAUSAL=causal, FP32=q.dtype == torch.float32)
+            HEAD_DIM=D, CAUSAL=causal)
     return o.transpose(1, 2), lse
 
 def _fake_bwd(do, q, k, v, o, lse, causal, scale):
@@ -356,11 +351,10 @@ def flash_attention_bwd(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: t
     delta = torch.empty_like(lse)
     args = (q, k, v, do, lse, delta)
     common = (*_strides(q, k, v, do), H, T, H // Hkv, scale * LOG2E, scale, triton.next_power_of_2(T))
-    fp32 = q.dtype == torch.float32
     wrap_triton(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](  # writes delta first
-        *args, o.transpose(1, 2), dq, *common, HEAD_DIM=D, CAUSAL=causal, FP32=fp32)
+        *args, o.transpose(1, 2), dq, *common, HEAD_DIM=D, CAUSAL=causal)
     wrap_triton(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
-        *args, dk, dv, *common, HEAD_DIM=D, CAUSAL=causal, FP32=fp32)
+        *args, dk, dv, *common, HEAD_DIM=D, CAUSAL=causal)
     return grads
 
 class FlashAttentionFunction(torch.autograd.Function):
