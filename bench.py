@@ -316,9 +316,9 @@ def attention_naive(q, k, v, causal=True):
         att = att.masked_fill(future_mask(q.shape[2], q.device), float('-inf'))
     return F.softmax(att.float(), dim=-1).to(q.dtype) @ v
 
-def sdpa_with(backend):
+def sdpa_with(backend, causal):
     """SDPA held to one of its backends, to name what the default choice is up against."""
-    def attend(q, k, v, causal=True):
+    def attend(q, k, v):
         with sdpa_kernel(backend):
             return kernels.flash_attention_ref(q, k, v, causal)
     return attend
@@ -336,12 +336,13 @@ def autotuned_choices():
     fa = importlib.import_module('kernels.attention')
     return {name: {str(key): str(config) for key, config in getattr(fa, name).cache.items()} for name in TUNED}
 
-def autotuning_timings():
-    """{kernel: [(config, ms)] fastest first} of each attention kernel's last tuning."""
+def autotuning_timings(before):
+    """{kernel: [(config, ms)] fastest first} of the attention kernels that tuned a new key
+    since `before` (an autotuned_choices()); the others reused an earlier choice."""
     fa = importlib.import_module('kernels.attention')
     median = lambda t: t[0] if isinstance(t, (list, tuple)) else t
-    return {name: sorted(((str(c), median(t)) for c, t in getattr(getattr(fa, name), 'configs_timings', {}).items()),
-                         key=lambda ct: ct[1]) for name in TUNED}
+    return {name: sorted(((str(c), median(t)) for c, t in getattr(fa, name).configs_timings.items()), key=lambda ct: ct[1])
+            for name, chosen in autotuned_choices().items() if chosen.keys() - before[name].keys()}
 
 if attention and not tune and cuda and kernels.TRITON_AVAILABLE:
     results['attention'], rows = {}, []
@@ -349,14 +350,15 @@ if attention and not tune and cuda and kernels.TRITON_AVAILABLE:
         shape = f"{B}x{H}x{T}x{D}" + (f" kv{Hkv}" if Hkv != H else '') + (' causal' if causal else '')
         print(f"attention {shape}...", flush=True)
         make = lambda: [leaf(torch.randn(B, h, T, D, device=device, dtype=ptdtype)) for h in (H, Hkv, Hkv)]
-        impls = {'triton': lambda q, k, v: kernels.flash_attention(q, k, v, causal, backend='triton'),
-                 'sdpa': lambda q, k, v: kernels.flash_attention_ref(q, k, v, causal),
-                 'sdpa flash': lambda q, k, v: sdpa_with(SDPBackend.FLASH_ATTENTION)(q, k, v, causal),
-                 'sdpa cudnn': lambda q, k, v: sdpa_with(SDPBackend.CUDNN_ATTENTION)(q, k, v, causal),
-                 'naive': lambda q, k, v: attention_naive(q, k, v, causal)}
+        impls = {'triton': functools.partial(kernels.flash_attention, causal=causal, backend='triton'),
+                 'sdpa': functools.partial(kernels.flash_attention_ref, causal=causal),
+                 'sdpa flash': sdpa_with(SDPBackend.FLASH_ATTENTION, causal),
+                 'sdpa cudnn': sdpa_with(SDPBackend.CUDNN_ATTENTION, causal),
+                 'naive': functools.partial(attention_naive, causal=causal)}
         nbytes = 2 * (B * H + 2 * B * Hkv) * T * D * torch.finfo(ptdtype).bits // 8  # q, k, v, o, do
+        before = autotuned_choices()
         r = results['attention'][shape] = bench_op('attention', shape, make, (0, 1, 2), impls, (nbytes, 2 * nbytes))
-        r['autotuning'] = autotuning_timings()
+        r['autotuning'] = autotuning_timings(before)
         for name, timings in r['autotuning'].items():
             print(f"  {name} fastest: " + "; ".join(f"{c} {ms * 1e3:.1f}us" for c, ms in timings[:4]))
         flops = 4 * B * H * T * T * D * (0.5 if causal else 1.0)  # QK^T and PV; causal: half

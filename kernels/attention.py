@@ -20,10 +20,9 @@ walking the key tiles. No atomics: the same bits on every run. Tiles that the ca
 diagonal or the end of the sequence cut are the only ones masked (MASKED).
 
 Constraints: q, k, v of one dtype, bf16 or fp16; fp32, dropout and head dims outside
-HEAD_DIMS go to SDPA with backend='auto' (one printed line: fp32 tiles in exact fp32
-were tried and left dv at 3x SDPA's fp32 error on the GPU, docs/perf-notes.md); any T;
-any strides with contiguous head dims
-(the model's q, k, v are read in place from the qkv projection). The output is returned
+HEAD_DIMS go to SDPA with backend='auto', one printed line (exact fp32 tiles were tried:
+dv at 3x SDPA's fp32 error on the GPU, docs/perf-notes.md). Any T; any strides with
+contiguous head dims (the model's q, k, v are read in place from the qkv projection). The output is returned
 as a (B, H, T, D) view of a (B, T, H, D) tensor, the layout the output projection reads.
 Block sizes, warps and stages are autotuned per head dim, causal, dtype and power-of-two
 bucket of T; the choice is cached for the process (and on disk, Triton's cache_results).
@@ -39,7 +38,6 @@ from torch.library import wrap_triton
 from kernels.backend import triton, tl, use_triton, for_compile, INTERPRET, TRITON_AVAILABLE
 
 HEAD_DIMS = (16, 32, 64, 128)
-LOG2E = 1.4426950408889634
 
 def flash_attention_ref(q, k, v, causal=True, scale=None, dropout_p=0.0):
     """PyTorch's fused attention with the same arguments."""
@@ -47,23 +45,24 @@ def flash_attention_ref(q, k, v, causal=True, scale=None, dropout_p=0.0):
                                           enable_gqa=q.shape[1] != k.shape[1])
 
 @triton.jit
-def _log2(x):
-    """log2 of x >= 1 as its exponent plus log2 of its mantissa in [1, 2): the GPU's fast
-    log2 is accurate relative to its result, so a result under 1 keeps the lse's error
-    (which biases every P of the row alike) at fp32's resolution."""
-    bits = x.to(tl.int32, bitcast=True)
-    mantissa = ((bits & 0x7FFFFF) | 0x3F800000).to(tl.float32, bitcast=True)
-    return ((bits >> 23) - 127).to(tl.float32) + tl.math.log2(mantissa)
+def _tile(offs_t, stride_t, HEAD_DIM: tl.constexpr):
+    """Offsets of rows offs_t (stride_t apart, head dim contiguous) of one head: a (rows, D) tile."""
+    return offs_t[:, None] * stride_t + tl.arange(0, HEAD_DIM)[None, :]
+
+@triton.jit
+def _bthd(b, h, offs_t, T, NH, HEAD_DIM: tl.constexpr):
+    """int64 offsets of rows offs_t of head h, batch b, in a contiguous (B, T, NH, D) tensor:
+    the layout of o, dq, dk, dv (heads side by side, as the output projection reads them)."""
+    return (b.to(tl.int64) * T * NH + h) * HEAD_DIM + _tile(offs_t, NH * HEAD_DIM, HEAD_DIM)
 
 @triton.jit
 def _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
                CAUSAL: tl.constexpr, MASKED: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
     """Online softmax over the key tiles starting at lo, lo + BLOCK_N, ... < hi."""
-    offs_d = tl.arange(0, HEAD_DIM)
     for start_n in tl.range(lo, hi, BLOCK_N):
         offs_n = start_n + tl.arange(0, BLOCK_N)
         in_seq = offs_n[:, None] < T
-        k = tl.load(K + offs_n[:, None] * stride_kt + offs_d[None, :], mask=in_seq if MASKED else None)
+        k = tl.load(K + _tile(offs_n, stride_kt, HEAD_DIM), mask=in_seq if MASKED else None)
         s = tl.dot(q, tl.trans(k))
         if MASKED:
             keep = offs_n[None, :] < T
@@ -74,7 +73,7 @@ def _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, 
         p = tl.math.exp2(s * qk_scale - m_new[:, None])
         alpha = tl.math.exp2(m_i - m_new)
         l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(V + offs_n[:, None] * stride_vt + offs_d[None, :], mask=in_seq if MASKED else None)
+        v = tl.load(V + _tile(offs_n, stride_vt, HEAD_DIM), mask=in_seq if MASKED else None)
         acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
         m_i = m_new
     return acc, l_i, m_i
@@ -87,21 +86,21 @@ def _flash_attention_fwd_kernel(
     O,       # (B, T, H, D) output, contiguous
     LSE,     # (B, H, T) fp32 log2-sum-exp2 of each query row's scaled scores, for the backward
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
-    H, T, GROUP, qk_scale,  # GROUP = H / Hkv; qk_scale = scale * log2(e)
+    H, T, GROUP, scale,  # GROUP = H / Hkv; scale multiplies q k^T
     T_BUCKET,  # next power of two of T: the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    qk_scale = tl.cast(qk_scale, tl.float32)  # torch.compile passes Python floats as fp64
+    scale = tl.cast(scale, tl.float32)  # torch.compile passes Python floats as fp64
+    qk_scale = scale * 1.4426950408889634  # log2(e): scores in log2 units, for exp2
     bh = tl.program_id(0)
     b, h = bh // H, bh % H
     # the longest causal rows first, so the short ones fill the tail of the launch
     start_m = (tl.num_programs(1) - 1 - tl.program_id(1)) * BLOCK_M
     offs_m = start_m + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
     Q += b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
     K += b.to(tl.int64) * stride_kb + (h // GROUP).to(tl.int64) * stride_kh
     V += b.to(tl.int64) * stride_vb + (h // GROUP).to(tl.int64) * stride_vh
-    q = tl.load(Q + offs_m[:, None] * stride_qt + offs_d[None, :], mask=offs_m[:, None] < T, other=0.0)
+    q = tl.load(Q + _tile(offs_m, stride_qt, HEAD_DIM), mask=offs_m[:, None] < T, other=0.0)
 
     m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
@@ -115,26 +114,23 @@ def _flash_attention_fwd_kernel(
                                CAUSAL, True, HEAD_DIM, BLOCK_N)
 
     rows = offs_m < T
-    tl.store(LSE + bh.to(tl.int64) * T + offs_m, m_i + _log2(l_i), mask=rows)
-    O += (b.to(tl.int64) * T * H + h) * HEAD_DIM
-    tl.store(O + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :], (acc / l_i[:, None]).to(O.dtype.element_ty),
-             mask=rows[:, None])
+    tl.store(LSE + bh.to(tl.int64) * T + offs_m, m_i + tl.math.log2(l_i), mask=rows)
+    tl.store(O + _bthd(b, h, offs_m, T, H, HEAD_DIM), (acc / l_i[:, None]).to(O.dtype.element_ty), mask=rows[:, None])
 
 @triton.jit
 def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, stride_qt, stride_dot, offs_n, lo, hi, T, qk_scale,
                 CAUSAL: tl.constexpr, MASKED: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
     """dK and dV sums of one key tile over the query tiles at lo, lo + BLOCK_M, ... < hi.
     Rows past T load as zeros and add nothing, so only the causal diagonal is masked."""
-    offs_d = tl.arange(0, HEAD_DIM)
     for start_m in tl.range(lo, hi, BLOCK_M):
         offs_m = start_m + tl.arange(0, BLOCK_M)
         rows = offs_m < T
-        q = tl.load(Q + offs_m[:, None] * stride_qt + offs_d[None, :], mask=rows[:, None], other=0.0)
+        q = tl.load(Q + _tile(offs_m, stride_qt, HEAD_DIM), mask=rows[:, None], other=0.0)
         lse = tl.load(LSE + offs_m, mask=rows, other=float("inf"))
         p_t = tl.math.exp2(tl.dot(k, tl.trans(q)) * qk_scale - lse[None, :])  # (BLOCK_N, BLOCK_M)
         if MASKED and CAUSAL:
             p_t = tl.where(offs_m[None, :] >= offs_n[:, None], p_t, 0.0)
-        do = tl.load(DO + offs_m[:, None] * stride_dot + offs_d[None, :], mask=rows[:, None], other=0.0)
+        do = tl.load(DO + _tile(offs_m, stride_dot, HEAD_DIM), mask=rows[:, None], other=0.0)
         dv = tl.dot(p_t.to(do.dtype), do, dv)
         delta = tl.load(DELTA + offs_m, mask=rows, other=0.0)
         ds_t = p_t * (tl.dot(v, tl.trans(do)) - delta[None, :])
@@ -150,22 +146,22 @@ def _flash_attention_bwd_dkdv_kernel(
     DK, DV,  # (B, T, Hkv, D) out, contiguous
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
     stride_dob, stride_doh, stride_dot,
-    H, T, GROUP, qk_scale, scale,
+    H, T, GROUP, scale,
     T_BUCKET,  # the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    qk_scale, scale = tl.cast(qk_scale, tl.float32), tl.cast(scale, tl.float32)  # fp64 under torch.compile
+    scale = tl.cast(scale, tl.float32)  # torch.compile passes Python floats as fp64
+    qk_scale = scale * 1.4426950408889634  # log2(e)
     bh = tl.program_id(0)  # b * Hkv + key/value head
     Hkv = H // GROUP
     b, hkv = bh // Hkv, bh % Hkv
     start_n = tl.program_id(1) * BLOCK_N  # causal: the first key tiles have the most rows
     offs_n = start_n + tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
     cols = offs_n[:, None] < T
     k = tl.load(K + b.to(tl.int64) * stride_kb + hkv.to(tl.int64) * stride_kh
-                + offs_n[:, None] * stride_kt + offs_d[None, :], mask=cols, other=0.0)
+                + _tile(offs_n, stride_kt, HEAD_DIM), mask=cols, other=0.0)
     v = tl.load(V + b.to(tl.int64) * stride_vb + hkv.to(tl.int64) * stride_vh
-                + offs_n[:, None] * stride_vt + offs_d[None, :], mask=cols, other=0.0)
+                + _tile(offs_n, stride_vt, HEAD_DIM), mask=cols, other=0.0)
     dk = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
     # query tiles the diagonal cuts, then those that see the whole key tile
@@ -179,7 +175,7 @@ def _flash_attention_bwd_dkdv_kernel(
                              start_n, diag_end, T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
         dk, dv = _dkdv_tiles(dk, dv, k, v, Qh, DOh, LSE + row0, DELTA + row0, stride_qt, stride_dot, offs_n,
                              diag_end, T, T, qk_scale, CAUSAL, False, HEAD_DIM, BLOCK_M)
-    out = (b.to(tl.int64) * T * Hkv + hkv) * HEAD_DIM + offs_n[:, None] * (Hkv * HEAD_DIM) + offs_d[None, :]
+    out = _bthd(b, hkv, offs_n, T, Hkv, HEAD_DIM)
     tl.store(DK + out, (dk * scale).to(DK.dtype.element_ty), mask=cols)
     tl.store(DV + out, dv.to(DV.dtype.element_ty), mask=cols)
 
@@ -188,15 +184,14 @@ def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi,
               CAUSAL: tl.constexpr, MASKED: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
     """dQ sum of one query tile over the key tiles at lo, lo + BLOCK_N, ... < hi. Keys
     past T load as zeros and add nothing (dq += ds k), so only the diagonal is masked."""
-    offs_d = tl.arange(0, HEAD_DIM)
     for start_n in tl.range(lo, hi, BLOCK_N):
         offs_n = start_n + tl.arange(0, BLOCK_N)
         cols = offs_n[:, None] < T
-        k = tl.load(K + offs_n[:, None] * stride_kt + offs_d[None, :], mask=cols, other=0.0)
+        k = tl.load(K + _tile(offs_n, stride_kt, HEAD_DIM), mask=cols, other=0.0)
         p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse[:, None])
         if MASKED and CAUSAL:
             p = tl.where(offs_m[:, None] >= offs_n[None, :], p, 0.0)
-        v = tl.load(V + offs_n[:, None] * stride_vt + offs_d[None, :], mask=cols, other=0.0)
+        v = tl.load(V + _tile(offs_n, stride_vt, HEAD_DIM), mask=cols, other=0.0)
         ds = p * (tl.dot(do, tl.trans(v)) - delta[:, None])
         dq = tl.dot(ds.to(k.dtype), k, dq)
     return dq
@@ -209,24 +204,23 @@ def _flash_attention_bwd_dq_kernel(
     DQ,      # (B, T, H, D) out, contiguous
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
     stride_dob, stride_doh, stride_dot,
-    H, T, GROUP, qk_scale, scale,
+    H, T, GROUP, scale,
     T_BUCKET,  # the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    qk_scale, scale = tl.cast(qk_scale, tl.float32), tl.cast(scale, tl.float32)  # fp64 under torch.compile
+    scale = tl.cast(scale, tl.float32)  # torch.compile passes Python floats as fp64
+    qk_scale = scale * 1.4426950408889634  # log2(e)
     bh = tl.program_id(0)
     b, h = bh // H, bh % H
     start_m = (tl.num_programs(1) - 1 - tl.program_id(1)) * BLOCK_M  # longest rows first
     offs_m = start_m + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
     rows = offs_m < T
     q = tl.load(Q + b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
-                + offs_m[:, None] * stride_qt + offs_d[None, :], mask=rows[:, None], other=0.0)
+                + _tile(offs_m, stride_qt, HEAD_DIM), mask=rows[:, None], other=0.0)
     do = tl.load(DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
-                 + offs_m[:, None] * stride_dot + offs_d[None, :], mask=rows[:, None], other=0.0)
+                 + _tile(offs_m, stride_dot, HEAD_DIM), mask=rows[:, None], other=0.0)
     lse = tl.load(LSE + bh.to(tl.int64) * T + offs_m, mask=rows, other=float("inf"))
-    o = tl.load(O + (b.to(tl.int64) * T * H + h) * HEAD_DIM + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :],
-                mask=rows[:, None], other=0.0)
+    o = tl.load(O + _bthd(b, h, offs_m, T, H, HEAD_DIM), mask=rows[:, None], other=0.0)
     delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), 1)
     tl.store(DELTA + bh.to(tl.int64) * T + offs_m, delta, mask=rows)
     K += b.to(tl.int64) * stride_kb + (h // GROUP).to(tl.int64) * stride_kh
@@ -238,29 +232,26 @@ def _flash_attention_bwd_dq_kernel(
     if CAUSAL:
         dq = _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, start_m,
                        tl.minimum(start_m + BLOCK_M, T), T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_N)
-    tl.store(DQ + (b.to(tl.int64) * T * H + h) * HEAD_DIM + offs_m[:, None] * (H * HEAD_DIM) + offs_d[None, :],
-             (dq * scale).to(DQ.dtype.element_ty), mask=rows[:, None])
+    tl.store(DQ + _bthd(b, h, offs_m, T, H, HEAD_DIM), (dq * scale).to(DQ.dtype.element_ty), mask=rows[:, None])
 
 # Autotuning candidates, (BLOCK_M, BLOCK_N, num_warps, num_stages) per head dim, the
 # fastest of a wider sweep on the H200 first (docs/perf-notes.md): KERNELS_AUTOTUNE=0
 # takes that one alone. The tile loops need the larger block a multiple of the smaller.
 # The CPU interpreter takes one small config with unequal blocks, so the tests cross
 # many tiles and both loop splits.
-SMALL_HEADS = {
+SMALL_HEADS = {  # 16, 32, 64
     'fwd': [(64, 64, 4, 3), (64, 64, 4, 2), (128, 64, 8, 3), (128, 64, 8, 4)],
     'dkdv': [(32, 128, 4, 3), (32, 64, 4, 3), (64, 128, 4, 2), (64, 64, 4, 3), (64, 128, 8, 2), (64, 128, 8, 3),
              (32, 128, 4, 4), (16, 64, 4, 3), (16, 128, 4, 3)],
     'dq': [(64, 64, 4, 3), (128, 64, 8, 3), (64, 32, 4, 3), (64, 64, 4, 2)],
 }
-CONFIGS = {
-    'fwd': {16: SMALL_HEADS['fwd'], 32: SMALL_HEADS['fwd'], 64: SMALL_HEADS['fwd'],
-            128: [(128, 64, 8, 5), (128, 64, 8, 4), (128, 64, 8, 3), (128, 128, 8, 3), (128, 128, 8, 2), (64, 64, 4, 4)]},
-    'dkdv': {16: SMALL_HEADS['dkdv'], 32: SMALL_HEADS['dkdv'], 64: SMALL_HEADS['dkdv'],
-             128: [(64, 128, 8, 2), (64, 128, 8, 3), (64, 64, 4, 2), (32, 64, 4, 3), (32, 128, 8, 2), (32, 128, 4, 2),
-                   (64, 64, 8, 2)]},
-    'dq': {16: SMALL_HEADS['dq'], 32: SMALL_HEADS['dq'], 64: SMALL_HEADS['dq'],
-           128: [(128, 64, 8, 3), (128, 32, 4, 3), (128, 64, 8, 2), (128, 32, 8, 3), (64, 64, 4, 2)]},
+HEAD_128 = {
+    'fwd': [(128, 64, 8, 5), (128, 64, 8, 4), (128, 64, 8, 3), (128, 128, 8, 3), (128, 128, 8, 2), (64, 64, 4, 4)],
+    'dkdv': [(64, 128, 8, 2), (64, 128, 8, 3), (64, 64, 4, 2), (32, 64, 4, 3), (32, 128, 8, 2), (32, 128, 4, 2),
+             (64, 64, 8, 2)],
+    'dq': [(128, 64, 8, 3), (128, 32, 4, 3), (128, 64, 8, 2), (128, 32, 8, 3), (64, 64, 4, 2)],
 }
+CONFIGS = {pass_: {**dict.fromkeys((16, 32, 64), SMALL_HEADS[pass_]), 128: HEAD_128[pass_]} for pass_ in HEAD_128}
 INTERPRET_CONFIG = {'fwd': (32, 16, 4, 1), 'dkdv': (16, 32, 4, 1), 'dq': (32, 16, 4, 1)}
 # KERNELS_AUTOTUNE=0: the first candidate only, for runs of many shapes that would
 # otherwise compile and time every candidate for each (the CUDA tests)
@@ -295,8 +286,8 @@ def _problem(q, k, v, dropout_p):
         return f"head dim {q.shape[-1]} is not one of {HEAD_DIMS}"
     if not q.dtype == k.dtype == v.dtype:
         return f"dtypes {q.dtype}, {k.dtype}, {v.dtype} differ"
-    if q.dtype == torch.float32:
-        return "float32: the kernel takes bf16 or fp16"
+    if q.dtype not in (torch.bfloat16, torch.float16):
+        return f"dtype {q.dtype}: the kernel takes bf16 or fp16"
     if dropout_p > 0:
         return "dropout is not in the kernel"
     return None
@@ -325,7 +316,7 @@ def flash_attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causa
     if o.numel() > 0:
         grid = lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))
         wrap_triton(_fwd_tuned)[grid](
-            q, k, v, o, lse, *_strides(q, k, v), H, T, H // k.shape[1], scale * LOG2E, triton.next_power_of_2(T),
+            q, k, v, o, lse, *_strides(q, k, v), H, T, H // k.shape[1], scale, triton.next_power_of_2(T),
             HEAD_DIM=D, CAUSAL=causal)
     return o.transpose(1, 2), lse
 
@@ -350,7 +341,7 @@ def flash_attention_bwd(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: t
         return grads
     delta = torch.empty_like(lse)
     args = (q, k, v, do, lse, delta)
-    common = (*_strides(q, k, v, do), H, T, H // Hkv, scale * LOG2E, scale, triton.next_power_of_2(T))
+    common = (*_strides(q, k, v, do), H, T, H // Hkv, scale, triton.next_power_of_2(T))
     wrap_triton(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](  # writes delta first
         *args, o.transpose(1, 2), dq, *common, HEAD_DIM=D, CAUSAL=causal)
     wrap_triton(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
