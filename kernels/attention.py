@@ -24,8 +24,8 @@ HEAD_DIMS go to SDPA with backend='auto', one printed line (exact fp32 tiles wer
 dv at 3x SDPA's fp32 error on the GPU, docs/perf-notes.md). Any T; any strides with
 contiguous head dims (the model's q, k, v are read in place from the qkv projection). The output is returned
 as a (B, H, T, D) view of a (B, T, H, D) tensor, the layout the output projection reads.
-Block sizes, warps and stages are autotuned per head dim, causal, dtype and power-of-two
-bucket of T; the choice is cached for the process (and on disk, Triton's cache_results).
+Block sizes, warps and stages are autotuned per head dim, causal, dtype, batch size,
+head count and power-of-two bucket of T; the choice is cached for the process (and on disk, Triton's cache_results).
 """
 import os
 import math
@@ -78,7 +78,7 @@ def _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, 
         m_i = m_new
     return acc, l_i, m_i
 
-@triton.jit(do_not_specialize=['T', 'T_BUCKET'])  # one compile for every T
+@triton.jit(do_not_specialize=['B', 'T', 'T_BUCKET'])  # one compile for every B and T
 def _flash_attention_fwd_kernel(
     Q,       # (B, H, T, D) queries, strides stride_q*, head dim contiguous
     K,       # (B, Hkv, T, D) keys, strides stride_k*
@@ -86,8 +86,8 @@ def _flash_attention_fwd_kernel(
     O,       # (B, T, H, D) output, contiguous
     LSE,     # (B, H, T) fp32 log2-sum-exp2 of each query row's scaled scores, for the backward
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
-    H, T, GROUP, scale,  # GROUP = H / Hkv; scale multiplies q k^T
-    T_BUCKET,  # next power of two of T: the autotuning key, not read
+    B, H, T, GROUP, scale,  # GROUP = H / Hkv; scale multiplies q k^T
+    T_BUCKET,  # next power of two of T: with B and H, the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     scale = tl.cast(scale, tl.float32)  # torch.compile passes Python floats as fp64
@@ -137,7 +137,7 @@ def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, stride_qt, stride_dot, offs_n, 
         dk = tl.dot(ds_t.to(q.dtype), q, dk)
     return dk, dv
 
-@triton.jit(do_not_specialize=['T', 'T_BUCKET'])  # one compile for every T
+@triton.jit(do_not_specialize=['B', 'T', 'T_BUCKET'])  # one compile for every B and T
 def _flash_attention_bwd_dkdv_kernel(
     Q, K, V,  # as in the forward
     DO,      # (B, H, T, D) gradient of the output, strides stride_do*
@@ -146,8 +146,8 @@ def _flash_attention_bwd_dkdv_kernel(
     DK, DV,  # (B, T, Hkv, D) out, contiguous
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
     stride_dob, stride_doh, stride_dot,
-    H, T, GROUP, scale,
-    T_BUCKET,  # the autotuning key, not read
+    B, H, T, GROUP, scale,
+    T_BUCKET,  # with B and H, the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     scale = tl.cast(scale, tl.float32)  # torch.compile passes Python floats as fp64
@@ -196,7 +196,7 @@ def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi,
         dq = tl.dot(ds.to(k.dtype), k, dq)
     return dq
 
-@triton.jit(do_not_specialize=['T', 'T_BUCKET'])  # one compile for every T
+@triton.jit(do_not_specialize=['B', 'T', 'T_BUCKET'])  # one compile for every B and T
 def _flash_attention_bwd_dq_kernel(
     Q, K, V, DO, LSE,  # as in the dK dV kernel
     DELTA,   # (B, H, T) fp32 out: rowsum(o * do), for the dK dV kernel that runs next
@@ -204,8 +204,8 @@ def _flash_attention_bwd_dq_kernel(
     DQ,      # (B, T, H, D) out, contiguous
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
     stride_dob, stride_doh, stride_dot,
-    H, T, GROUP, scale,
-    T_BUCKET,  # the autotuning key, not read
+    B, H, T, GROUP, scale,
+    T_BUCKET,  # with B and H, the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     scale = tl.cast(scale, tl.float32)  # torch.compile passes Python floats as fp64
@@ -267,7 +267,8 @@ def _autotuned(kernel, pass_):
     every = {c: as_config(c) for d in HEAD_DIMS for c in CONFIGS[pass_][d]}
     for_head_dim = lambda configs, named_args, **kwargs: [
         every[c] for c in CONFIGS[pass_][kwargs['HEAD_DIM']][:None if AUTOTUNE else 1]]
-    return triton.autotune(list(every.values()), key=['T_BUCKET', 'HEAD_DIM', 'CAUSAL'], cache_results=True,
+    # the key holds B and H: the best tiles for a few programs are not those for many
+    return triton.autotune(list(every.values()), key=['B', 'H', 'T_BUCKET', 'HEAD_DIM', 'CAUSAL'], cache_results=True,
                            prune_configs_by={'early_config_prune': for_head_dim})(kernel)
 
 _fwd_tuned = _autotuned(_flash_attention_fwd_kernel, 'fwd')
@@ -316,7 +317,7 @@ def flash_attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causa
     if o.numel() > 0:
         grid = lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))
         wrap_triton(_fwd_tuned)[grid](
-            q, k, v, o, lse, *_strides(q, k, v), H, T, H // k.shape[1], scale, triton.next_power_of_2(T),
+            q, k, v, o, lse, *_strides(q, k, v), B, H, T, H // k.shape[1], scale, triton.next_power_of_2(T),
             HEAD_DIM=D, CAUSAL=causal)
     return o.transpose(1, 2), lse
 
@@ -341,7 +342,7 @@ def flash_attention_bwd(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: t
         return grads
     delta = torch.empty_like(lse)
     args = (q, k, v, do, lse, delta)
-    common = (*_strides(q, k, v, do), H, T, H // Hkv, scale, triton.next_power_of_2(T))
+    common = (*_strides(q, k, v, do), B, H, T, H // Hkv, scale, triton.next_power_of_2(T))
     wrap_triton(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](  # writes delta first
         *args, o.transpose(1, 2), dq, *common, HEAD_DIM=D, CAUSAL=causal)
     wrap_triton(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
