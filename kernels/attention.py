@@ -25,7 +25,8 @@ dv at 3x SDPA's fp32 error on the GPU, docs/perf-notes.md). Any T; any strides w
 contiguous head dims (the model's q, k, v are read in place from the qkv projection). The output is returned
 as a (B, H, T, D) view of a (B, T, H, D) tensor, the layout the output projection reads.
 Block sizes, warps and stages are autotuned per head dim, causal, dtype, batch size,
-head count and power-of-two bucket of T; the choice is cached for the process (and on disk, Triton's cache_results).
+head count, GQA ratio and power-of-two bucket of T; the choice is cached for the process
+(and on disk, Triton's cache_results).
 """
 import os
 import math
@@ -118,21 +119,27 @@ def _flash_attention_fwd_kernel(
     tl.store(O + _bthd(b, h, offs_m, T, H, HEAD_DIM), (acc / l_i[:, None]).to(O.dtype.element_ty), mask=rows[:, None])
 
 @triton.jit
-def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, stride_qt, stride_dot, offs_n, lo, hi, T, qk_scale,
-                CAUSAL: tl.constexpr, MASKED: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
-    """dK and dV sums of one key tile over the query tiles at lo, lo + BLOCK_M, ... < hi.
-    Rows past T load as zeros and add nothing, so only the causal diagonal is masked."""
-    for start_m in tl.range(lo, hi, BLOCK_M):
-        offs_m = start_m + tl.arange(0, BLOCK_M)
+def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP: tl.constexpr, T, stride_qh, stride_qt, stride_doh,
+                stride_dot, offs_n, lo, hi, qk_scale, CAUSAL: tl.constexpr, MASKED: tl.constexpr,
+                HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    """dK and dV sums of one key tile over the query tiles at lo, lo + BLOCK_M, ... < hi of
+    each query head of its group, in one flat loop over (head, tile): a loop over heads
+    around the tile loop spilled registers. Q, DO, LSE, DELTA point at the batch's first
+    head. Rows past T load as zeros and add nothing, so only the causal diagonal is masked."""
+    tiles = tl.cdiv(hi - lo, BLOCK_M)
+    for i in tl.range(0, GROUP * tiles):
+        g, tile = (i // tiles, i % tiles) if GROUP > 1 else (0, i)  # no division per step without GQA: 6%
+        h = (hkv * GROUP + g).to(tl.int64)
+        offs_m = lo + tile * BLOCK_M + tl.arange(0, BLOCK_M)
         rows = offs_m < T
-        q = tl.load(Q + _tile(offs_m, stride_qt, HEAD_DIM), mask=rows[:, None], other=0.0)
-        lse = tl.load(LSE + offs_m, mask=rows, other=float("inf"))
+        q = tl.load(Q + h * stride_qh + _tile(offs_m, stride_qt, HEAD_DIM), mask=rows[:, None], other=0.0)
+        lse = tl.load(LSE + h * T + offs_m, mask=rows, other=float("inf"))
         p_t = tl.math.exp2(tl.dot(k, tl.trans(q)) * qk_scale - lse[None, :])  # (BLOCK_N, BLOCK_M)
         if MASKED and CAUSAL:
             p_t = tl.where(offs_m[None, :] >= offs_n[:, None], p_t, 0.0)
-        do = tl.load(DO + _tile(offs_m, stride_dot, HEAD_DIM), mask=rows[:, None], other=0.0)
+        do = tl.load(DO + h * stride_doh + _tile(offs_m, stride_dot, HEAD_DIM), mask=rows[:, None], other=0.0)
         dv = tl.dot(p_t.to(do.dtype), do, dv)
-        delta = tl.load(DELTA + offs_m, mask=rows, other=0.0)
+        delta = tl.load(DELTA + h * T + offs_m, mask=rows, other=0.0)
         ds_t = p_t * (tl.dot(v, tl.trans(do)) - delta[None, :])
         dk = tl.dot(ds_t.to(q.dtype), q, dk)
     return dk, dv
@@ -146,7 +153,7 @@ def _flash_attention_bwd_dkdv_kernel(
     DK, DV,  # (B, T, Hkv, D) out, contiguous
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
     stride_dob, stride_doh, stride_dot,
-    B, H, T, GROUP, scale,
+    B, H, T, GROUP: tl.constexpr, scale,  # GROUP: one compile per GQA ratio
     T_BUCKET,  # with B and H, the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
@@ -166,15 +173,14 @@ def _flash_attention_bwd_dkdv_kernel(
     dv = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
     # query tiles the diagonal cuts, then those that see the whole key tile
     diag_end = tl.minimum(start_n + BLOCK_N, T) if CAUSAL else 0
-    for g in range(GROUP):
-        h = hkv * GROUP + g
-        Qh = Q + b.to(tl.int64) * stride_qb + h.to(tl.int64) * stride_qh
-        DOh = DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
-        row0 = (b * H + h).to(tl.int64) * T
-        dk, dv = _dkdv_tiles(dk, dv, k, v, Qh, DOh, LSE + row0, DELTA + row0, stride_qt, stride_dot, offs_n,
-                             start_n, diag_end, T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
-        dk, dv = _dkdv_tiles(dk, dv, k, v, Qh, DOh, LSE + row0, DELTA + row0, stride_qt, stride_dot, offs_n,
-                             diag_end, T, T, qk_scale, CAUSAL, False, HEAD_DIM, BLOCK_M)
+    Q += b.to(tl.int64) * stride_qb
+    DO += b.to(tl.int64) * stride_dob
+    LSE += b.to(tl.int64) * H * T
+    DELTA += b.to(tl.int64) * H * T
+    dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh, stride_dot,
+                         offs_n, start_n, diag_end, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
+    dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh, stride_dot,
+                         offs_n, diag_end, T, qk_scale, CAUSAL, False, HEAD_DIM, BLOCK_M)
     out = _bthd(b, hkv, offs_n, T, Hkv, HEAD_DIM)
     tl.store(DK + out, (dk * scale).to(DK.dtype.element_ty), mask=cols)
     tl.store(DV + out, dv.to(DV.dtype.element_ty), mask=cols)
@@ -235,21 +241,20 @@ def _flash_attention_bwd_dq_kernel(
     tl.store(DQ + _bthd(b, h, offs_m, T, H, HEAD_DIM), (dq * scale).to(DQ.dtype.element_ty), mask=rows[:, None])
 
 # Autotuning candidates, (BLOCK_M, BLOCK_N, num_warps, num_stages) per head dim, the
-# fastest of a wider sweep on the H200 first (docs/perf-notes.md): KERNELS_AUTOTUNE=0
-# takes that one alone. The tile loops need the larger block a multiple of the smaller.
-# The CPU interpreter takes one small config with unequal blocks, so the tests cross
-# many tiles and both loop splits.
+# fastest on the H100 and H200 first (docs/perf-notes.md): KERNELS_AUTOTUNE=0 takes that
+# one alone. The tile loops need the larger block a multiple of the smaller. The CPU
+# interpreter takes one small config with unequal blocks, so the tests cross many tiles
+# and both loop splits.
 SMALL_HEADS = {  # 16, 32, 64
     'fwd': [(64, 64, 4, 3), (64, 64, 4, 2), (128, 64, 8, 3), (128, 64, 8, 4)],
-    'dkdv': [(32, 128, 4, 3), (32, 64, 4, 3), (64, 128, 4, 2), (64, 64, 4, 3), (64, 128, 8, 2), (64, 128, 8, 3),
-             (32, 128, 4, 4), (16, 64, 4, 3), (16, 128, 4, 3)],
-    'dq': [(64, 64, 4, 3), (128, 64, 8, 3), (64, 32, 4, 3), (64, 64, 4, 2)],
+    'dkdv': [(64, 128, 4, 2), (16, 64, 4, 3), (32, 64, 4, 3), (64, 128, 8, 2), (64, 128, 8, 3), (32, 128, 8, 3),
+             (64, 64, 8, 3), (32, 128, 4, 3)],
+    'dq': [(64, 64, 4, 3), (64, 32, 4, 3), (128, 64, 8, 3), (64, 64, 4, 2)],
 }
 HEAD_128 = {
-    'fwd': [(128, 64, 8, 5), (128, 64, 8, 4), (128, 64, 8, 3), (128, 128, 8, 3), (128, 128, 8, 2), (64, 64, 4, 4)],
-    'dkdv': [(64, 128, 8, 2), (64, 128, 8, 3), (64, 64, 4, 2), (32, 64, 4, 3), (32, 128, 8, 2), (32, 128, 4, 2),
-             (64, 64, 8, 2)],
-    'dq': [(128, 64, 8, 3), (128, 32, 4, 3), (128, 64, 8, 2), (128, 32, 8, 3), (64, 64, 4, 2)],
+    'fwd': [(128, 128, 8, 3), (128, 64, 8, 4), (128, 64, 8, 3), (128, 64, 8, 5), (128, 128, 8, 2), (64, 64, 4, 4)],
+    'dkdv': [(64, 128, 8, 3), (64, 128, 8, 2), (32, 64, 4, 3), (32, 128, 8, 2), (32, 64, 8, 2)],
+    'dq': [(128, 64, 8, 3), (64, 64, 4, 2), (128, 32, 8, 3), (128, 64, 8, 2)],
 }
 CONFIGS = {pass_: {**dict.fromkeys((16, 32, 64), SMALL_HEADS[pass_]), 128: HEAD_128[pass_]} for pass_ in HEAD_128}
 INTERPRET_CONFIG = {'fwd': (32, 16, 4, 1), 'dkdv': (16, 32, 4, 1), 'dq': (32, 16, 4, 1)}
@@ -267,9 +272,9 @@ def _autotuned(kernel, pass_):
     every = {c: as_config(c) for d in HEAD_DIMS for c in CONFIGS[pass_][d]}
     for_head_dim = lambda configs, named_args, **kwargs: [
         every[c] for c in CONFIGS[pass_][kwargs['HEAD_DIM']][:None if AUTOTUNE else 1]]
-    # the key holds B and H: the best tiles for a few programs are not those for many
-    return triton.autotune(list(every.values()), key=['B', 'H', 'T_BUCKET', 'HEAD_DIM', 'CAUSAL'], cache_results=True,
-                           prune_configs_by={'early_config_prune': for_head_dim})(kernel)
+    # the key holds B, H and the GQA ratio: the best tiles for a few programs are not those for many
+    return triton.autotune(list(every.values()), key=['B', 'H', 'GROUP', 'T_BUCKET', 'HEAD_DIM', 'CAUSAL'],
+                           cache_results=True, prune_configs_by={'early_config_prune': for_head_dim})(kernel)
 
 _fwd_tuned = _autotuned(_flash_attention_fwd_kernel, 'fwd')
 _dkdv_tuned = _autotuned(_flash_attention_bwd_dkdv_kernel, 'dkdv')
