@@ -333,15 +333,13 @@ TUNED = ('_fwd_tuned', '_dkdv_tuned', '_dq_tuned')
 
 def autotuned_choices():
     """{kernel: {autotuning key: chosen config}} of the attention kernels so far."""
-    fa = importlib.import_module('kernels.attention')
-    return {name: {str(key): str(config) for key, config in getattr(fa, name).cache.items()} for name in TUNED}
+    return {name: {str(key): str(config) for key, config in getattr(kernels.attention, name).cache.items()} for name in TUNED}
 
 def autotuning_timings(before):
     """{kernel: [(config, ms)] fastest first} of the attention kernels that tuned a new key
     since `before` (an autotuned_choices()); the others reused an earlier choice."""
-    fa = importlib.import_module('kernels.attention')
     median = lambda t: t[0] if isinstance(t, (list, tuple)) else t
-    return {name: sorted(((str(c), median(t)) for c, t in getattr(fa, name).configs_timings.items()), key=lambda ct: ct[1])
+    return {name: sorted(((str(c), median(t)) for c, t in getattr(kernels.attention, name).configs_timings.items()), key=lambda ct: ct[1])
             for name, chosen in autotuned_choices().items() if chosen.keys() - before[name].keys()}
 
 if attention and not tune and cuda and kernels.TRITON_AVAILABLE:

@@ -43,7 +43,7 @@ ARCH_OPS = {
 }
 TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention')
 # Ops that kernels='auto' leaves to PyTorch, measured faster there (docs/benchmarks.md):
-# SDPA's cuDNN attention beats our Triton flash attention on the H100 and H200 (0.92x-0.94x at GPT-2's
+# SDPA's cuDNN attention beats our Triton flash attention on the H100 and H200 (0.95x at GPT-2's
 # shape, forward + backward). kernels='triton' takes the kernel anyway.
 AUTO_KEEPS_TORCH = ('attention',)
 
