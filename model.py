@@ -43,8 +43,8 @@ ARCH_OPS = {
 }
 TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention')
 # Ops that kernels='auto' leaves to PyTorch, measured faster there (docs/benchmarks.md):
-# SDPA's cuDNN attention beats our Triton flash attention on the H100 and H200 (0.95x at GPT-2's
-# shape, forward + backward). kernels='triton' takes the kernel anyway.
+# SDPA's cuDNN attention beats our Triton flash attention on the H100 (0.99x at GPT-2's shape,
+# forward + backward; 1.10x with GQA 12/4 heads). kernels='triton' takes the kernel anyway.
 AUTO_KEEPS_TORCH = ('attention',)
 
 def pick_kernels(setting, arch, device_type, dropout=0.0):

@@ -171,16 +171,18 @@ def _flash_attention_bwd_dkdv_kernel(
                 + _tile(offs_n, stride_vt, HEAD_DIM), mask=cols, other=0.0)
     dk = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
     dv = tl.zeros([BLOCK_N, HEAD_DIM], tl.float32)
-    # query tiles the diagonal cuts, then those that see the whole key tile
-    diag_end = tl.minimum(start_n + BLOCK_N, T) if CAUSAL else 0
     Q += b.to(tl.int64) * stride_qb
     DO += b.to(tl.int64) * stride_dob
     LSE += b.to(tl.int64) * H * T
     DELTA += b.to(tl.int64) * H * T
-    dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh, stride_dot,
-                         offs_n, start_n, diag_end, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
+    # query tiles that see the whole key tile, then those the diagonal cuts. This order
+    # matters: with the masked loop first, ptxas serializes every wgmma of the kernel
+    # (its warning C7515; docs/perf-notes.md, session 3)
+    diag_end = tl.minimum(start_n + BLOCK_N, T) if CAUSAL else 0
     dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh, stride_dot,
                          offs_n, diag_end, T, qk_scale, CAUSAL, False, HEAD_DIM, BLOCK_M)
+    dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh, stride_dot,
+                         offs_n, start_n, diag_end, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
     out = _bthd(b, hkv, offs_n, T, Hkv, HEAD_DIM)
     tl.store(DK + out, (dk * scale).to(DK.dtype.element_ty), mask=cols)
     tl.store(DV + out, dv.to(DV.dtype.element_ty), mask=cols)
@@ -247,13 +249,13 @@ def _flash_attention_bwd_dq_kernel(
 # and both loop splits.
 SMALL_HEADS = {  # 16, 32, 64
     'fwd': [(64, 64, 4, 3), (64, 64, 4, 2), (128, 64, 8, 3), (128, 64, 8, 4)],
-    'dkdv': [(64, 128, 4, 2), (16, 64, 4, 3), (32, 64, 4, 3), (64, 128, 8, 2), (64, 128, 8, 3), (32, 128, 8, 3),
-             (64, 64, 8, 3), (32, 128, 4, 3)],
+    'dkdv': [(32, 128, 4, 3), (64, 128, 4, 2), (16, 64, 4, 3), (64, 64, 4, 2), (64, 64, 4, 3), (32, 64, 4, 3),
+             (64, 128, 8, 2), (64, 128, 8, 3)],
     'dq': [(64, 64, 4, 3), (64, 32, 4, 3), (128, 64, 8, 3), (64, 64, 4, 2)],
 }
 HEAD_128 = {
     'fwd': [(128, 128, 8, 3), (128, 64, 8, 4), (128, 64, 8, 3), (128, 64, 8, 5), (128, 128, 8, 2), (64, 64, 4, 4)],
-    'dkdv': [(64, 128, 8, 3), (64, 128, 8, 2), (32, 64, 4, 3), (32, 128, 8, 2), (32, 64, 8, 2)],
+    'dkdv': [(64, 128, 8, 3), (32, 64, 4, 3), (64, 128, 8, 2), (32, 64, 4, 2), (32, 128, 8, 3)],
     'dq': [(128, 64, 8, 3), (64, 64, 4, 2), (128, 32, 8, 3), (128, 64, 8, 2)],
 }
 CONFIGS = {pass_: {**dict.fromkeys((16, 32, 64), SMALL_HEADS[pass_]), 128: HEAD_128[pass_]} for pass_ in HEAD_128}
