@@ -43,8 +43,10 @@ ARCH_OPS = {
 }
 TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention')
 # Ops that kernels='auto' leaves to PyTorch, measured faster there (docs/benchmarks.md):
-# SDPA's cuDNN attention beats our Triton flash attention on the H100 (0.99x at GPT-2's shape,
-# forward + backward; 1.10x with GQA 12/4 heads). kernels='triton' takes the kernel anyway.
+# Attention: our Triton kernel wins forward + backward at GPT-2's shape on the H100 (1.04x
+# SDPA; 1.18x with GQA 12/4 heads) but loses the forward alone (0.98x) and at head dim 128
+# with long sequences (0.75x), so until the choice is measured per shape, SDPA stays.
+# kernels='triton' takes the kernel.
 AUTO_KEEPS_TORCH = ('attention',)
 
 def pick_kernels(setting, arch, device_type, dropout=0.0):

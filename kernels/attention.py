@@ -119,27 +119,36 @@ def _flash_attention_fwd_kernel(
     tl.store(O + _bthd(b, h, offs_m, T, H, HEAD_DIM), (acc / l_i[:, None]).to(O.dtype.element_ty), mask=rows[:, None])
 
 @triton.jit
+def _load_rows(ptrs, rows, other, MASKED: tl.constexpr):
+    """tl.load, masked by rows (other past them) only if MASKED: the masks cost issue slots."""
+    if MASKED:
+        return tl.load(ptrs, mask=rows, other=other)
+    else:
+        return tl.load(ptrs)
+
+@triton.jit
 def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP: tl.constexpr, T, stride_qh, stride_qt, stride_doh,
                 stride_dot, offs_n, lo, hi, qk_scale, CAUSAL: tl.constexpr, MASKED: tl.constexpr,
                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
     """dK and dV sums of one key tile over the query tiles at lo, lo + BLOCK_M, ... < hi of
     each query head of its group, in one flat loop over (head, tile): a loop over heads
     around the tile loop spilled registers. Q, DO, LSE, DELTA point at the batch's first
-    head. Rows past T load as zeros and add nothing, so only the causal diagonal is masked."""
+    head. MASKED: rows past T load as zeros and add nothing, and the causal diagonal is
+    masked; otherwise every tile lies wholly inside the sequence and below the diagonal."""
     tiles = tl.cdiv(hi - lo, BLOCK_M)
     for i in tl.range(0, GROUP * tiles):
         g, tile = (i // tiles, i % tiles) if GROUP > 1 else (0, i)  # no division per step without GQA: 6%
         h = (hkv * GROUP + g).to(tl.int64)
         offs_m = lo + tile * BLOCK_M + tl.arange(0, BLOCK_M)
         rows = offs_m < T
-        q = tl.load(Q + h * stride_qh + _tile(offs_m, stride_qt, HEAD_DIM), mask=rows[:, None], other=0.0)
-        lse = tl.load(LSE + h * T + offs_m, mask=rows, other=float("inf"))
+        q = _load_rows(Q + h * stride_qh + _tile(offs_m, stride_qt, HEAD_DIM), rows[:, None], 0.0, MASKED)
+        lse = _load_rows(LSE + h * T + offs_m, rows, float("inf"), MASKED)
         p_t = tl.math.exp2(tl.dot(k, tl.trans(q)) * qk_scale - lse[None, :])  # (BLOCK_N, BLOCK_M)
         if MASKED and CAUSAL:
             p_t = tl.where(offs_m[None, :] >= offs_n[:, None], p_t, 0.0)
-        do = tl.load(DO + h * stride_doh + _tile(offs_m, stride_dot, HEAD_DIM), mask=rows[:, None], other=0.0)
+        do = _load_rows(DO + h * stride_doh + _tile(offs_m, stride_dot, HEAD_DIM), rows[:, None], 0.0, MASKED)
         dv = tl.dot(p_t.to(do.dtype), do, dv)
-        delta = tl.load(DELTA + h * T + offs_m, mask=rows, other=0.0)
+        delta = _load_rows(DELTA + h * T + offs_m, rows, 0.0, MASKED)
         ds_t = p_t * (tl.dot(v, tl.trans(do)) - delta[None, :])
         dk = tl.dot(ds_t.to(q.dtype), q, dk)
     return dk, dv
@@ -175,14 +184,23 @@ def _flash_attention_bwd_dkdv_kernel(
     DO += b.to(tl.int64) * stride_dob
     LSE += b.to(tl.int64) * H * T
     DELTA += b.to(tl.int64) * H * T
-    # query tiles that see the whole key tile, then those the diagonal cuts. This order
-    # matters: with the masked loop first, ptxas serializes every wgmma of the kernel
-    # (its warning C7515; docs/perf-notes.md, session 3)
-    diag_end = tl.minimum(start_n + BLOCK_N, T) if CAUSAL else 0
-    dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh, stride_dot,
-                         offs_n, diag_end, T, qk_scale, CAUSAL, False, HEAD_DIM, BLOCK_M)
-    dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh, stride_dot,
-                         offs_n, start_n, diag_end, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
+    # Causal: unmasked first, the query tiles inside the sequence that see the whole key
+    # tile; then, masked, those the diagonal cuts and the one the end of the sequence cuts.
+    # The loop order matters: ptxas serializes every wgmma of the kernel (its warning C7515,
+    # docs/perf-notes.md, session 3) with the masked loop first, or with two loops when not
+    # causal.
+    if CAUSAL:
+        diag_end = tl.minimum(start_n + BLOCK_N, T)
+        full_end = diag_end + (T - diag_end) // BLOCK_M * BLOCK_M
+        dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh,
+                             stride_dot, offs_n, diag_end, full_end, qk_scale, CAUSAL, False, HEAD_DIM, BLOCK_M)
+        dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh,
+                             stride_dot, offs_n, start_n, diag_end, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
+        dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh,
+                             stride_dot, offs_n, full_end, T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
+    else:
+        dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh,
+                             stride_dot, offs_n, 0, T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
     out = _bthd(b, hkv, offs_n, T, Hkv, HEAD_DIM)
     tl.store(DK + out, (dk * scale).to(DK.dtype.element_ty), mask=cols)
     tl.store(DV + out, dv.to(DV.dtype.element_ty), mask=cols)
@@ -190,16 +208,17 @@ def _flash_attention_bwd_dkdv_kernel(
 @triton.jit
 def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
               CAUSAL: tl.constexpr, MASKED: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
-    """dQ sum of one query tile over the key tiles at lo, lo + BLOCK_N, ... < hi. Keys
-    past T load as zeros and add nothing (dq += ds k), so only the diagonal is masked."""
+    """dQ sum of one query tile over the key tiles at lo, lo + BLOCK_N, ... < hi. MASKED:
+    keys past T load as zeros and add nothing (dq += ds k), and the causal diagonal is
+    masked; otherwise every tile lies wholly inside the sequence and below the diagonal."""
     for start_n in tl.range(lo, hi, BLOCK_N):
         offs_n = start_n + tl.arange(0, BLOCK_N)
         cols = offs_n[:, None] < T
-        k = tl.load(K + _tile(offs_n, stride_kt, HEAD_DIM), mask=cols, other=0.0)
+        k = _load_rows(K + _tile(offs_n, stride_kt, HEAD_DIM), cols, 0.0, MASKED)
         p = tl.math.exp2(tl.dot(q, tl.trans(k)) * qk_scale - lse[:, None])
         if MASKED and CAUSAL:
             p = tl.where(offs_m[:, None] >= offs_n[None, :], p, 0.0)
-        v = tl.load(V + _tile(offs_n, stride_vt, HEAD_DIM), mask=cols, other=0.0)
+        v = _load_rows(V + _tile(offs_n, stride_vt, HEAD_DIM), cols, 0.0, MASKED)
         ds = p * (tl.dot(do, tl.trans(v)) - delta[:, None])
         dq = tl.dot(ds.to(k.dtype), k, dq)
     return dq
@@ -234,12 +253,13 @@ def _flash_attention_bwd_dq_kernel(
     K += b.to(tl.int64) * stride_kb + (h // GROUP).to(tl.int64) * stride_kh
     V += b.to(tl.int64) * stride_vb + (h // GROUP).to(tl.int64) * stride_vh
     dq = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
-    full = start_m if CAUSAL else T
+    # key tiles inside the sequence that every row of this tile sees, unmasked; then the
+    # few the diagonal or the end of the sequence cut
+    full = start_m if CAUSAL else T // BLOCK_N * BLOCK_N
     dq = _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, 0, full, T, qk_scale,
                    CAUSAL, False, HEAD_DIM, BLOCK_N)
-    if CAUSAL:
-        dq = _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, start_m,
-                       tl.minimum(start_m + BLOCK_M, T), T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_N)
+    dq = _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, full,
+                   tl.minimum(start_m + BLOCK_M, T) if CAUSAL else T, T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_N)
     tl.store(DQ + _bthd(b, h, offs_m, T, H, HEAD_DIM), (dq * scale).to(DQ.dtype.element_ty), mask=rows[:, None])
 
 # Autotuning candidates, (BLOCK_M, BLOCK_N, num_warps, num_stages) per head dim, the
