@@ -39,6 +39,7 @@ timed_steps = 30
 steps = True  # the training-step table
 ops = True  # the per-op table
 attention = True  # the attention table (GPU only): Triton vs SDPA vs naive PyTorch
+linear_ce = True  # the LM head's loss table (GPU only): fused linear + cross-entropy vs PyTorch, Liger
 op_names = ''  # only these ops in the table, comma-separated (e.g. 'swiglu,gelu'); '' = all
 tune = False  # instead of the tables: time each kernel's tile settings (module constants)
 tune_ops = ''  # with tune: only these ops, comma-separated (e.g. 'layer_norm,swiglu'); '' = all
@@ -379,7 +380,42 @@ if attention and not tune and cuda and kernels.TRITON_AVAILABLE:
 elif attention and not tune:
     print("\nattention table skipped: it needs CUDA")
 
-# 4. tuning (--tune=True) ---------------------------------------------------------
+# 4. linear + cross-entropy ----------------------------------------------------------
+def liger_linear_ce(targets):
+    """Liger-Kernel's fused linear cross-entropy, if installed (pip install liger-kernel)."""
+    try:
+        from liger_kernel.ops.fused_linear_cross_entropy import LigerFusedLinearCrossEntropyFunction
+    except ImportError:
+        print("  liger-kernel is not installed: no Liger row")
+        return None
+    return lambda x, w: LigerFusedLinearCrossEntropyFunction.apply(x, w, targets)[0]
+
+if linear_ce and not tune and cuda and kernels.TRITON_AVAILABLE:
+    N, H, V = batch_size * block_size, n_embd, vocab_size
+    shape = f"{N}x{H} V={V}"
+    print(f"linear cross-entropy {shape}...", flush=True)
+    targets = torch.randint(0, V, (N,), device=device)
+    make = lambda: [leaf(torch.randn(N, H, device=device, dtype=ptdtype)),
+                    leaf(torch.randn(V, H, device=device, dtype=ptdtype) * H ** -0.5)]
+    impls = {'triton': lambda x, w: kernels.linear_cross_entropy(x, w, targets, backend='triton'),
+             'torch': lambda x, w: kernels.linear_cross_entropy_ref(x, w, targets),
+             'liger': liger_linear_ce(targets)}
+    impls = {k: f for k, f in impls.items() if f is not None}
+    nbytes = (N + V) * H * torch.finfo(ptdtype).bits // 8 * 2  # x, W read, dx, dW written: the floor
+    r = results['linear_ce'] = bench_op('linear_cross_entropy', shape, make, (0, 1), impls, (nbytes, nbytes))
+    flops = 3 * 2 * N * H * V  # logits, dx, dW: three N x H x V matmuls
+    base, compiled = r['torch_fwdbwd']['gpu_ms'], r['compile_fwdbwd']['gpu_ms']
+    rows = [[impl, f"{r[f'{impl}_fwd']['gpu_ms']:.2f}", f"{c['gpu_ms']:.2f}", f"{flops / c['gpu_ms'] / 1e9:.0f}",
+             f"{c['peak_mib']:,.0f}", f"{base / c['gpu_ms']:.2f}x", f"{compiled / c['gpu_ms']:.2f}x"]
+            for impl in list(impls) + ['compile'] for c in [r[f'{impl}_fwdbwd']] if c['gpu_ms']]
+    table(f"Linear + cross-entropy, {dtype}, {shape}: GPU time (CUDA graph, median) in ms (the fused ones make "
+          f"the gradients in the forward), TFLOP/s of the three matmuls, peak MiB allocated by forward+backward, "
+          f"max |loss difference| vs compiled {r['max_abs_diff']:.2e}",
+          ['impl', 'fwd ms', 'fwd+bwd ms', 'TFLOP/s', 'peak MiB', 'vs eager', 'vs compile'], rows)
+elif linear_ce and not tune:
+    print("\nlinear cross-entropy table skipped: it needs CUDA")
+
+# 5. tuning (--tune=True) ---------------------------------------------------------
 def tune_spaces():
     """op -> [settings]: each setting maps a kernel module's constants ('NAME' or
     'DICT.key') to values. The norms' forward and backward are tuned apart."""

@@ -1,0 +1,141 @@
+"""
+Tests of kernels.linear_cross_entropy: the loss and dx, dweight against PyTorch's
+F.cross_entropy of the logits in the same dtype and a float64 reference (the three-way
+rule), over vocabularies that are not multiples of any block (65, 257, 1000; 50257 and
+50304 on the GPU), rows split over several chunks, ignored rows and all rows ignored,
+softcap and z-loss, mean and sum; a weight tied to the embedding; autocast;
+torch.compile; memory bounded by a chunk.
+"""
+import importlib
+
+import pytest
+import torch
+
+import kernels
+from conftest import DTYPES, check_3way_all, double, forward_backward, dtype_id
+
+LCE = importlib.import_module("kernels.linear_cross_entropy")
+CUDA = torch.cuda.is_available()
+
+# (N rows, H hidden, V vocabulary)
+SHAPES = [(1, 16, 65), (37, 32, 257), (64, 48, 1000)] + ([(1000, 768, 50257), (2048, 768, 50304)] if CUDA else [])
+# keyword options: (ignore_index, reduction, softcap, z_loss)
+OPTIONS = {
+    "mean": dict(),
+    "sum": dict(reduction="sum"),
+    "softcap-zloss": dict(softcap=2.0, z_loss=1e-2),
+    "ignore-100": dict(ignore_index=-100),
+}
+NAMES = ("loss", "dx", "dweight")
+
+
+def make_inputs(N, H, V, dtype, device, ignore_index=-1, ignored=0.25):
+    x = torch.randn(N, H, device=device).to(dtype)
+    weight = (torch.randn(V, H, device=device) * H ** -0.5).to(dtype)  # logits of unit scale
+    targets = torch.randint(0, V, (N,), device=device)
+    targets[torch.rand(N, device=device) < ignored] = ignore_index
+    return x, weight, targets
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Chunks of 8 rows (the smallest the kernel makes), so every shape but one row crosses chunk boundaries."""
+    monkeypatch.setattr(LCE, "_chunk_rows", lambda V, itemsize: 8)
+
+
+def run(x, weight, targets, backend, dloss, **options):
+    fn = lambda x, weight: kernels.linear_cross_entropy(x, weight, targets, backend=backend, **options)
+    return forward_backward(fn, [x, weight], [dloss])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("option", OPTIONS)
+def test_matches_reference(dtype, shape, option, device, small_chunks):
+    options = OPTIONS[option]
+    x, weight, targets = make_inputs(*shape, dtype, device, ignore_index=options.get("ignore_index", -1))
+    dloss = torch.tensor(1.7, device=device)  # the backward scales by the incoming gradient
+    got = run(x, weight, targets, "triton", dloss, **options)
+    want = run(x, weight, targets, "torch", dloss, **options)
+    ref = run(*double([x, weight]), targets, "torch", dloss.double(), **options)
+    check_3way_all(NAMES, got, want, ref)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_all_rows_ignored_give_zero_not_nan(reduction, device):
+    x, weight, targets = make_inputs(5, 16, 65, torch.bfloat16, device, ignored=1.0)
+    (loss,), (dx, dweight) = run(x, weight, targets, "triton", torch.tensor(1.0, device=device), reduction=reduction)
+    assert loss.item() == 0.0 and not dx.any() and not dweight.any()
+
+
+def test_out_of_range_target_makes_the_loss_nan(device):
+    x, weight, targets = make_inputs(5, 16, 65, torch.float32, device, ignored=0.0)
+    targets[2] = 65
+    assert kernels.linear_cross_entropy(x, weight, targets, backend="triton").isnan()
+
+
+def test_weight_tied_to_the_embedding(device, small_chunks):
+    """GPT-2's LM head is the token embedding: both gradients add up in one .grad."""
+    V, H, N = 257, 32, 40
+    idx = torch.randint(0, V, (N,), device=device)
+    targets = torch.randint(0, V, (N,), device=device)
+    wte = torch.randn(V, H, device=device)
+    grads = []
+    for backend in ("triton", "torch"):
+        w = wte.clone().requires_grad_()
+        h = torch.tanh(w[idx] * 1.5)  # some computation between the embedding and the head
+        kernels.linear_cross_entropy(h, w, targets, backend=backend).backward()
+        grads.append(w.grad)
+    torch.testing.assert_close(grads[0], grads[1])
+
+
+def test_autocast_casts_like_a_matmul(device, small_chunks):
+    x, weight, targets = make_inputs(37, 32, 257, torch.float32, device)
+    with torch.autocast(device, dtype=torch.bfloat16):
+        got = run(x, weight, targets, "triton", torch.tensor(1.0, device=device))
+        want = run(x, weight, targets, "torch", torch.tensor(1.0, device=device))
+    ref = run(*double([x, weight]), targets, "torch", torch.tensor(1.0, device=device).double())
+    assert got[1][1].dtype == torch.float32  # the fp32 parameter's gradient
+    check_3way_all(NAMES, got, want, ref)
+
+
+@pytest.mark.parametrize("backend_name", ["auto", "triton"])
+def test_reduction_none_goes_to_pytorch(backend_name, device, capsys):
+    x, weight, targets = make_inputs(9, 16, 65, torch.float32, device)
+    if backend_name == "triton":
+        with pytest.raises(RuntimeError, match="reduction"):
+            kernels.linear_cross_entropy(x, weight, targets, reduction="none", backend="triton")
+        return
+    got = kernels.linear_cross_entropy(x, weight, targets, reduction="none")
+    torch.testing.assert_close(got, LCE.linear_cross_entropy_ref(x, weight, targets, reduction="none"))
+    assert "reduction='none'" in capsys.readouterr().out
+
+
+def test_torch_compile_fullgraph(device):
+    torch._dynamo.reset()
+    x, weight, targets = make_inputs(37, 32, 257, torch.bfloat16, device)
+    f = lambda x, weight: kernels.linear_cross_entropy(x, weight, targets, softcap=5.0, backend="triton")
+    compiled = torch.compile(f, fullgraph=True, backend="inductor" if device == "cuda" else "aot_eager")
+    dloss = torch.tensor(1.0, device=device)
+    eager, comp = forward_backward(f, [x, weight], [dloss]), forward_backward(compiled, [x, weight], [dloss])
+    for name, e, c in zip(NAMES, eager[0] + eager[1], comp[0] + comp[1]):
+        torch.testing.assert_close(c, e, msg=lambda m: f"{name}: {m}")
+    torch._dynamo.reset()
+
+
+@pytest.mark.skipif(not CUDA, reason="peak memory is measured by the CUDA caching allocator")
+def test_memory_is_a_chunk_not_the_logits():
+    """GPT-2's head at 12 x 1024 tokens: the bf16 logits alone would be 1.2 GB."""
+    x, weight, targets = make_inputs(12288, 768, 50304, torch.bfloat16, "cuda")
+    x.requires_grad_(), weight.requires_grad_()
+    kernels.linear_cross_entropy(x, weight, targets, backend="triton").backward()  # warm-up: compiles
+    x.grad = weight.grad = None
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    start = torch.cuda.memory_allocated()
+    kernels.linear_cross_entropy(x, weight, targets, backend="triton").backward()
+    torch.cuda.synchronize()
+    grown = torch.cuda.max_memory_allocated() - start
+    # one chunk of logits, dweight in fp32 and in bf16, dx twice (saved, then scaled), small change
+    bound = LCE.CHUNK_BYTES + weight.numel() * 6 + 2 * x.nbytes + 2**20
+    assert grown <= bound, f"{grown / 2**20:.0f} MiB > {bound / 2**20:.0f} MiB"
