@@ -10,9 +10,10 @@ logits z = x_i W^T (in x's dtype, as the matmul gives them; then fp32):
     dloss_i/dz_j = softmax_j (1 + 2 z_loss lse) - [j = t]      (times 1 - tanh^2 with softcap)
     mean: loss = sum_i loss_i / n, n = rows not ignored (0 loss, zero grads when n = 0)
 The gradients are made in the forward pass, chunk by chunk: the logits chunk becomes
-its own gradient g in place (one Triton program per row: a pass for lse, a pass writing
+its own gradient g (unscaled by the mean's 1 / n) in place (one Triton program per row: a pass for lse, a pass writing
 g), then dx_chunk = g W and dW += g^T x_chunk (cuBLAS; dW summed in fp32). The
-backward only scales dx and dW by the incoming gradient: no second sweep over V.
+backward only scales dx and dW by the incoming gradient (over n for the mean): no second
+sweep over V.
 Peak extra memory: one chunk of logits (CHUNK_BYTES) and the fp32 dW.
 
 Constraints: x (..., H) and weight (V, H) of one dtype, fp32, bf16 or fp16 (under
@@ -26,16 +27,22 @@ from typing import Optional, Tuple
 
 import torch
 import torch.nn.functional as F
+from torch.autograd.function import once_differentiable
 from torch.library import wrap_triton
 
-from kernels.backend import triton, tl, use_triton, for_compile, INTERPRET
+from kernels.backend import triton, tl, use_triton, for_compile, INTERPRET, TRITON_AVAILABLE
+
+if TRITON_AVAILABLE:
+    from triton.language.extra import libdevice
 
 REDUCTIONS = ("mean", "sum")
 CHUNK_BYTES = 128 * 2**20  # one chunk of logits; GPT-2's 50304-word vocabulary in bf16: 1334 rows
 
 def linear_cross_entropy_ref(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0):
-    """F.cross_entropy((x @ weight.T).float(), targets) with the options; mean over no rows is 0."""
-    logits = (x @ weight.T).float()
+    """F.cross_entropy((x @ weight.T).float(), targets) with the options; mean over no rows is 0.
+    float64 inputs stay float64 (the tests' reference)."""
+    logits = x @ weight.T
+    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
     logits = logits.reshape(-1, logits.shape[-1])
     targets = targets.reshape(-1)
     if softcap is not None:
@@ -49,23 +56,45 @@ def linear_cross_entropy_ref(x, weight, targets, ignore_index=-1, reduction="mea
     return loss.sum() if reduction == "sum" else loss.sum() / valid.sum().clamp(min=1)
 
 @triton.jit
-def _capped(z, softcap, SOFTCAP: tl.constexpr):
-    """softcap * tanh(z / softcap), or z."""
+def _capped(z, softcap, SOFTCAP: tl.constexpr, LIBDEVICE: tl.constexpr):
+    """softcap * tanh(z / softcap), or z. tl has no tanh: CUDA's libdevice one on the GPU;
+    2 sigmoid(2u) - 1 in the CPU interpreter (exact there, but 4 ulps off in fp32 on the
+    GPU near 0, with its fast exp and division)."""
     if SOFTCAP:
-        return softcap * (2.0 * tl.sigmoid(2.0 * z / softcap) - 1.0)  # tl has no tanh
+        if LIBDEVICE:
+            return softcap * libdevice.tanh(z / softcap)
+        else:
+            return softcap * (2.0 * tl.sigmoid(2.0 * z / softcap) - 1.0)
     else:
         return z
+
+@triton.jit
+def _exp(x, PRECISE: tl.constexpr):
+    """exp; PRECISE: CUDA's libdevice one, ~1 ulp (tl.exp's fast one is a few ulps off, which
+    shows in an fp32 loss)."""
+    if PRECISE:
+        return libdevice.exp(x)
+    else:
+        return tl.exp(x)
+
+@triton.jit
+def _log(x, PRECISE: tl.constexpr):
+    if PRECISE:
+        return libdevice.log(x)
+    else:
+        return tl.log(x)
 
 @triton.jit
 def _linear_cross_entropy_fwd_kernel(
     LOGITS,   # (C, V) one chunk's logits, rows stride_row apart; overwritten with dloss/dlogits
     TARGETS,  # (C,) int targets of the chunk's rows
     LOSS,     # (C,) fp32 out: each row's loss, 0 for ignored rows
-    N_VALID,  # (1,) int rows not ignored in the whole batch (device tensor: no host sync)
     V, stride_row, ignore_index, softcap, z_loss,
-    MEAN: tl.constexpr, SOFTCAP: tl.constexpr, BLOCK_V: tl.constexpr,
+    SOFTCAP: tl.constexpr, LIBDEVICE: tl.constexpr, PRECISE: tl.constexpr, BLOCK_V: tl.constexpr,
 ):
-    """One row: a pass for its lse (running max and sum per lane), a pass writing its gradient."""
+    """One row: a pass for its lse (running max and sum per lane), a pass writing its
+    gradient, unscaled (the mean's 1 / n is applied to dx and dW: an fp16 gradient of
+    50304 words divided by 12288 rows would be below fp16's smallest numbers)."""
     softcap = tl.cast(softcap, tl.float32)  # torch.compile passes Python floats as fp64
     z_loss = tl.cast(z_loss, tl.float32)
     row = tl.program_id(0).to(tl.int64)
@@ -77,27 +106,23 @@ def _linear_cross_entropy_fwd_kernel(
     z_target = tl.zeros([BLOCK_V], tl.float32)
     for start in tl.range(0, V, BLOCK_V):
         in_row = start + cols < V
-        z = _capped(tl.load(LOGITS + start + cols, mask=in_row, other=0.0).to(tl.float32), softcap, SOFTCAP)
+        z = _capped(tl.load(LOGITS + start + cols, mask=in_row, other=0.0).to(tl.float32), softcap, SOFTCAP, LIBDEVICE)
         z = tl.where(in_row, z, float("-inf"))
         m_new = tl.maximum(m, z)
         # lanes still at -inf (past V) keep a sum of 0 rather than exp(-inf - -inf) = nan
-        total = tl.where(m_new == float("-inf"), 0.0, total * tl.exp(m - m_new) + tl.exp(z - m_new))
+        total = tl.where(m_new == float("-inf"), 0.0, total * _exp(m - m_new, PRECISE) + _exp(z - m_new, PRECISE))
         m = m_new
         z_target += tl.where(start + cols == target, z, 0.0)
     m_row = tl.max(m, 0)
-    lse = m_row + tl.log(tl.sum(total * tl.exp(m - m_row), 0))
+    lse = m_row + _log(tl.sum(total * _exp(m - m_row, PRECISE), 0), PRECISE)
     valid = target != ignore_index
     loss = tl.where(valid, lse - tl.sum(z_target, 0) + z_loss * lse * lse, 0.0)
     out_of_range = valid & ((target < 0) | (target >= V))
     tl.store(LOSS + row, tl.where(out_of_range, float("nan"), loss))  # loud, without a host sync
-    if MEAN:
-        scale = 1.0 / tl.maximum(tl.load(N_VALID), 1).to(tl.float32)
-    else:
-        scale = 1.0
-    scale = tl.where(valid, scale, 0.0)
+    scale = tl.where(valid, 1.0, 0.0)
     for start in tl.range(0, V, BLOCK_V):
         in_row = start + cols < V
-        z = _capped(tl.load(LOGITS + start + cols, mask=in_row, other=0.0).to(tl.float32), softcap, SOFTCAP)
+        z = _capped(tl.load(LOGITS + start + cols, mask=in_row, other=0.0).to(tl.float32), softcap, SOFTCAP, LIBDEVICE)
         g = tl.exp(z - lse) * (1.0 + 2.0 * z_loss * lse) - tl.where(start + cols == target, 1.0, 0.0)
         if SOFTCAP:
             g = g * (1.0 - (z / softcap) * (z / softcap))  # d(softcap tanh(u / softcap))/du = 1 - tanh^2
@@ -109,22 +134,23 @@ def _chunk_rows(V, itemsize):
     """Rows per chunk: CHUNK_BYTES of logits, a multiple of 8 rows (the matmuls' row blocks)."""
     return max(8, CHUNK_BYTES // (V * itemsize) // 8 * 8)
 
-def _fake_fwd(x, weight, targets, ignore_index, mean, softcap, z_loss):
-    return (x.new_empty((), dtype=torch.float32), torch.empty_like(x),
-            weight.new_empty(weight.shape, dtype=torch.float32))
+def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss):
+    return (x.new_empty((), dtype=torch.float64), torch.empty_like(x),
+            weight.new_empty(weight.shape, dtype=torch.float32), targets.new_empty(()))
 
-@for_compile("linear_cross_entropy_fwd", _fake_fwd)
+# opaque to torch.compile: traced, its fp32-output addmm fails in the fake-tensor pass (torch 2.11)
+@for_compile("linear_cross_entropy_fwd", _fake_fwd, traceable=False)
 def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, ignore_index: int,
-                             mean: bool, softcap: Optional[float],
-                             z_loss: float) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(loss, dloss/dx, dloss/dweight in fp32) for x (N, H), weight (V, H), targets (N,)."""
+                             softcap: Optional[float],
+                             z_loss: float) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(summed loss in fp64, its gradients for x and, in fp32, for weight, rows not ignored)
+    for x (N, H), weight (V, H), targets (N,)."""
     if x.dim() != 2 or weight.dim() != 2 or x.shape[1] != weight.shape[1] or targets.shape != x.shape[:1]:
         raise ValueError(f"linear_cross_entropy: shapes x {tuple(x.shape)}, weight {tuple(weight.shape)}, "
                          f"targets {tuple(targets.shape)} are not (N, H), (V, H), (N,)")
     if x.dtype != weight.dtype:
         raise ValueError(f"linear_cross_entropy: x is {x.dtype}, weight {weight.dtype}")
     N, V = x.shape[0], weight.shape[0]
-    n_valid = (targets != ignore_index).sum().reshape(1)
     loss_rows = torch.empty(N, device=x.device, dtype=torch.float32)
     dx = torch.empty_like(x)
     dweight = torch.zeros(weight.shape, device=x.device, dtype=torch.float32)
@@ -133,30 +159,33 @@ def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: tor
         x_chunk = x[start:start + rows]
         g = x_chunk @ weight.T  # (C, V) logits, then their gradient in place
         wrap_triton(_linear_cross_entropy_fwd_kernel)[(g.shape[0],)](
-            g, targets[start:start + rows], loss_rows[start:start + rows], n_valid, V, g.stride(0), ignore_index,
-            1.0 if softcap is None else softcap, z_loss, MEAN=mean, SOFTCAP=softcap is not None,
-            BLOCK_V=BLOCK_V, num_warps=NUM_WARPS)
+            g, targets[start:start + rows], loss_rows[start:start + rows], V, g.stride(0), ignore_index,
+            1.0 if softcap is None else softcap, z_loss, SOFTCAP=softcap is not None, LIBDEVICE=not INTERPRET,
+            PRECISE=not INTERPRET and x.dtype == torch.float32, BLOCK_V=BLOCK_V, num_warps=NUM_WARPS)
         torch.mm(g, weight, out=dx[start:start + rows])
         if x.is_cuda and x.dtype != torch.float32:  # bf16 products summed into fp32 by cuBLAS
             torch.addmm(dweight, g.T, x_chunk, out_dtype=torch.float32, out=dweight)
         else:
             dweight.addmm_(g.T.float(), x_chunk.float())
-    loss = loss_rows.sum(dtype=torch.float64)  # an fp32 sum of many rows rounds off the loss's last digits
-    return (loss / n_valid.clamp(min=1).squeeze(0) if mean else loss).float(), dx, dweight
+    # in fp64: an fp32 sum of many rows rounds off the loss's last digits
+    return loss_rows.sum(dtype=torch.float64), dx, dweight, (targets != ignore_index).sum()
 
 class LinearCrossEntropyFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, weight, targets, ignore_index, mean, softcap, z_loss):
-        loss, dx, dweight = linear_cross_entropy_fwd(x, weight, targets, ignore_index, mean, softcap, z_loss)
-        ctx.save_for_backward(dx, dweight)
+        loss, dx, dweight, n_valid = linear_cross_entropy_fwd(x, weight, targets, ignore_index, softcap, z_loss)
+        count = n_valid.clamp(min=1) if mean else torch.ones_like(n_valid)  # mean over no rows: 0, not nan
+        ctx.save_for_backward(dx, dweight, count)
         ctx.weight_dtype = weight.dtype
-        return loss
+        return (loss / count).float()
 
     @staticmethod
+    @once_differentiable  # dweight is scaled in place
     def backward(ctx, dloss):
-        dx, dweight = ctx.saved_tensors
-        return dx * dloss.to(dx.dtype), (dweight * dloss).to(ctx.weight_dtype), None, None, None, None, None
+        dx, dweight, count = ctx.saved_tensors
+        scale = dloss / count  # fp32, 0-d: dx is scaled in fp32 and rounded once
+        return dx * scale, dweight.mul_(scale).to(ctx.weight_dtype), None, None, None, None, None
 
 def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0,
                          backend="auto"):

@@ -136,6 +136,7 @@ def test_memory_is_a_chunk_not_the_logits():
     kernels.linear_cross_entropy(x, weight, targets, backend="triton").backward()
     torch.cuda.synchronize()
     grown = torch.cuda.max_memory_allocated() - start
-    # one chunk of logits, dweight in fp32 and in bf16, dx twice (saved, then scaled), small change
-    bound = LCE.CHUNK_BYTES + weight.numel() * 6 + 2 * x.nbytes + 2**20
+    # one chunk of logits, dweight in fp32 and in bf16, dx twice (saved, then scaled), and
+    # cuBLAS's split-K workspace for the chunk's dx = g W (K = V): up to 128 MiB measured
+    bound = LCE.CHUNK_BYTES + weight.numel() * 6 + 2 * x.nbytes + 128 * 2**20
     assert grown <= bound, f"{grown / 2**20:.0f} MiB > {bound / 2**20:.0f} MiB"
