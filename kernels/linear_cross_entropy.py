@@ -10,11 +10,11 @@ logits z = x_i W^T (in x's dtype, as the matmul gives them; then fp32):
     dloss_i/dz_j = softmax_j (1 + 2 z_loss lse) - [j = t]      (times 1 - tanh^2 with softcap)
     mean: loss = sum_i loss_i / n, n = rows not ignored (0 loss, zero grads when n = 0)
 The gradients are made in the forward pass, chunk by chunk: the logits chunk becomes
-its own gradient g (unscaled by the mean's 1 / n) in place (one Triton program per row: a pass for lse, a pass writing
-g), then dx_chunk = g W and dW += g^T x_chunk (cuBLAS; dW summed in fp32). The
-backward only scales dx and dW by the incoming gradient (over n for the mean): no second
-sweep over V.
-Peak extra memory: one chunk of logits (CHUNK_BYTES) and the fp32 dW.
+its own gradient g, unscaled by the mean's 1 / n, in place (one Triton program per row:
+a pass for lse, a pass writing g), then dx_chunk = g W and dW += g^T x_chunk (cuBLAS; dW
+summed in fp32). The backward only scales dx and dW by the incoming gradient (over n for
+the mean): no second sweep over V.
+Peak extra memory: one chunk of logits (CHUNK_BYTES), the fp32 dW, cuBLAS's workspace.
 
 Constraints: x (..., H) and weight (V, H) of one dtype, fp32, bf16 or fp16 (under
 autocast both are cast to its dtype first, as x @ W^T would be); targets (...) integer.
@@ -22,7 +22,6 @@ reduction 'mean' or 'sum' ('none' goes to PyTorch under backend='auto', one prin
 A target outside [0, V) that is not ignore_index makes the loss NaN (F.cross_entropy
 raises; checking on the host would stall the GPU every step).
 """
-import math
 from typing import Optional, Tuple
 
 import torch
@@ -30,13 +29,13 @@ import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
 from torch.library import wrap_triton
 
-from kernels.backend import triton, tl, use_triton, for_compile, INTERPRET, TRITON_AVAILABLE
+from kernels.backend import triton, tl, use_triton, as_rows, for_compile, INTERPRET, TRITON_AVAILABLE
 
 if TRITON_AVAILABLE:
     from triton.language.extra import libdevice
 
 REDUCTIONS = ("mean", "sum")
-CHUNK_BYTES = 128 * 2**20  # one chunk of logits; GPT-2's 50304-word vocabulary in bf16: 1334 rows
+CHUNK_BYTES = 128 * 2**20  # one chunk of logits; GPT-2's 50304-word vocabulary in bf16: 1328 rows
 
 def linear_cross_entropy_ref(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0):
     """F.cross_entropy((x @ weight.T).float(), targets) with the options; mean over no rows is 0.
@@ -199,7 +198,6 @@ def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", 
     if not use_triton("linear_cross_entropy", backend, x, weight, limit=limit):
         with torch.autocast(x.device.type, enabled=False):
             return linear_cross_entropy_ref(x, weight, targets, ignore_index, reduction, softcap, z_loss)
-    x2 = x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
     with torch.autocast(x.device.type, enabled=False):  # the chunk matmuls write into given outputs
-        return LinearCrossEntropyFunction.apply(x2, weight, targets.reshape(-1), ignore_index,
+        return LinearCrossEntropyFunction.apply(as_rows(x), weight, targets.reshape(-1), ignore_index,
                                                 reduction == "mean", softcap, z_loss)
