@@ -7,7 +7,9 @@ Both tie the token embedding to the LM head and attend through SDPA.
 Each op's implementation, a Triton kernel from kernels/ or PyTorch, is picked once
 when the model is built (see pick_kernels); the forward code below reads the same
 either way, and parameter names never depend on the choice, so a checkpoint loads
-under any kernel setting.
+under any kernel setting. With targets, forward returns (None, loss): the LM head and
+the loss are one op, kernels.linear_cross_entropy, which never makes the (B, T, vocab)
+logits; without, the last position's logits (sampling).
 """
 import math
 import inspect
@@ -41,7 +43,7 @@ ARCH_OPS = {
     'gpt2': ('layer_norm', 'gelu', 'attention', 'cross_entropy'),
     'llama': ('rms_norm', 'rotary', 'swiglu', 'attention', 'cross_entropy'),
 }
-TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention')
+TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention', 'cross_entropy')
 # Ops that kernels='auto' leaves to PyTorch, measured faster there (docs/benchmarks.md):
 # Attention: our Triton kernel wins forward + backward at GPT-2's shape on the H100 (1.04x
 # SDPA; 1.18x with GQA 12/4 heads) but loses the forward alone (0.98x) and at head dim 128
@@ -245,9 +247,10 @@ class GPT(nn.Module):
             x, update = block(x, update, rope)
         x, _ = self.transformer.ln_f(x, update)
 
-        if targets is not None:
-            logits = self.lm_head(x)  # (B, T, vocab_size)
-            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+        if targets is not None:  # training: the loss straight from x, the (B, T, vocab_size) logits never made
+            logits = None
+            loss = kernels.linear_cross_entropy(x, self.lm_head.weight, targets, ignore_index=-1,
+                                                backend=self.kernels['cross_entropy'])
         else:  # inference: only the last position's logits are needed
             logits = self.lm_head(x[:, [-1], :])  # (B, 1, vocab_size)
             loss = None

@@ -5,7 +5,7 @@ z = x W^T, without holding the (N, V) logits: the rows go through in chunks.
 Per row i with target t_i (rows with t_i = ignore_index add nothing and are not counted),
 logits z = x_i W^T (in x's dtype, as the matmul gives them; then fp32):
     softcap c (optional):  z <- c tanh(z / c)
-    lse = log sum_j exp(z_j)                        (online: running max and sum, fp32)
+    lse = log sum_j exp(z_j)                 (online: running max of each tile and sum, fp32)
     loss_i = lse - z_t + z_loss * lse^2
     dloss_i/dz_j = softmax_j (1 + 2 z_loss lse) - [j = t]      (times 1 - tanh^2 with softcap)
     mean: loss = sum_i loss_i / n, n = rows not ignored (0 loss, zero grads when n = 0)
@@ -14,7 +14,7 @@ its own gradient g, unscaled by the mean's 1 / n, in place (one Triton program p
 a pass for lse, a pass writing g), then dx_chunk = g W and dW += g^T x_chunk (cuBLAS; dW
 summed in fp32). The backward only scales dx and dW by the incoming gradient (over n for
 the mean): no second sweep over V.
-Peak extra memory: one chunk of logits (CHUNK_BYTES), the fp32 dW, cuBLAS's workspace.
+Peak extra memory: one buffer for a chunk of logits (at most CHUNK_BYTES), the fp32 dW, dx.
 
 Constraints: x (..., H) and weight (V, H) of one dtype, fp32, bf16 or fp16 (under
 autocast both are cast to its dtype first, as x @ W^T would be); targets (...) integer.
@@ -26,7 +26,6 @@ from typing import Optional, Tuple
 
 import torch
 import torch.nn.functional as F
-from torch.autograd.function import once_differentiable
 from torch.library import wrap_triton
 
 from kernels.backend import triton, tl, use_triton, as_rows, for_compile, INTERPRET, TRITON_AVAILABLE
@@ -35,7 +34,7 @@ if TRITON_AVAILABLE:
     from triton.language.extra import libdevice
 
 REDUCTIONS = ("mean", "sum")
-CHUNK_BYTES = 128 * 2**20  # one chunk of logits; GPT-2's 50304-word vocabulary in bf16: 1328 rows
+CHUNK_BYTES = 200 * 2**20  # logits per chunk; GPT-2's 50304 words in bf16: 12 x 1024 rows go in 6 chunks of 2048
 
 def linear_cross_entropy_ref(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0):
     """F.cross_entropy((x @ weight.T).float(), targets) with the options; mean over no rows is 0.
@@ -84,6 +83,20 @@ def _log(x, PRECISE: tl.constexpr):
         return tl.log(x)
 
 @triton.jit
+def _cap_slope(z, softcap, SOFTCAP: tl.constexpr):
+    """d(softcap tanh(u / softcap))/du = 1 - tanh^2, at the capped logit z; 1 without a cap."""
+    if SOFTCAP:
+        return 1.0 - (z / softcap) * (z / softcap)
+    else:
+        return 1.0
+
+@triton.jit
+def _grad(z, lse, scale, softcap, SOFTCAP: tl.constexpr, PRECISE: tl.constexpr):
+    """dloss/dz at a capped logit z, but for the target's -1: exp(z - lse) times scale
+    (1 + 2 z_loss lse; 0 for an ignored row) times the cap's slope."""
+    return _exp(z - lse, PRECISE) * scale * _cap_slope(z, softcap, SOFTCAP)
+
+@triton.jit
 def _linear_cross_entropy_fwd_kernel(
     LOGITS,   # (C, V) one chunk's logits, rows stride_row apart; overwritten with dloss/dlogits
     TARGETS,  # (C,) int targets of the chunk's rows
@@ -91,47 +104,64 @@ def _linear_cross_entropy_fwd_kernel(
     V, stride_row, ignore_index, softcap, z_loss,
     SOFTCAP: tl.constexpr, LIBDEVICE: tl.constexpr, PRECISE: tl.constexpr, BLOCK_V: tl.constexpr,
 ):
-    """One row: a pass for its lse (running max and sum per lane), a pass writing its
-    gradient, unscaled (the mean's 1 / n is applied to dx and dW: an fp16 gradient of
-    50304 words divided by 12288 rows would be below fp16's smallest numbers)."""
+    """One row: a pass for its lse, a pass writing its gradient, unscaled (the mean's 1 / n
+    is applied to dx and dW: an fp16 gradient of 50304 words divided by 12288 rows would be
+    below fp16's smallest numbers). Few instructions per logit, or this memory-bound kernel
+    becomes compute-bound: one exp each in the first pass (the running max is the tile's,
+    a scalar), and the target's -1 written once at the end rather than tested for."""
     softcap = tl.cast(softcap, tl.float32)  # torch.compile passes Python floats as fp64
     z_loss = tl.cast(z_loss, tl.float32)
     row = tl.program_id(0).to(tl.int64)
     target = tl.load(TARGETS + row).to(tl.int64)
     LOGITS += row * stride_row
     cols = tl.arange(0, BLOCK_V)
-    m = tl.full([BLOCK_V], float("-inf"), tl.float32)
+    m = tl.full([], float("-inf"), tl.float32)
     total = tl.zeros([BLOCK_V], tl.float32)
-    z_target = tl.zeros([BLOCK_V], tl.float32)
     for start in tl.range(0, V, BLOCK_V):
-        in_row = start + cols < V
-        z = _capped(tl.load(LOGITS + start + cols, mask=in_row, other=0.0).to(tl.float32), softcap, SOFTCAP, LIBDEVICE)
-        z = tl.where(in_row, z, float("-inf"))
-        m_new = tl.maximum(m, z)
-        # lanes still at -inf (past V) keep a sum of 0 rather than exp(-inf - -inf) = nan
-        total = tl.where(m_new == float("-inf"), 0.0, total * _exp(m - m_new, PRECISE) + _exp(z - m_new, PRECISE))
+        z = _capped(tl.load(LOGITS + start + cols, mask=start + cols < V, other=float("-inf")).to(tl.float32),
+                    softcap, SOFTCAP, LIBDEVICE)
+        if SOFTCAP:  # the cap would turn the padding's -inf into -softcap
+            z = tl.where(start + cols < V, z, float("-inf"))
+        m_new = tl.maximum(m, tl.max(z, 0))
+        total = total * _exp(m - m_new, PRECISE) + _exp(z - m_new, PRECISE)
         m = m_new
-        z_target += tl.where(start + cols == target, z, 0.0)
-    m_row = tl.max(m, 0)
-    lse = m_row + _log(tl.sum(total * _exp(m - m_row, PRECISE), 0), PRECISE)
+    lse = m + _log(tl.sum(total, 0), PRECISE)
     valid = target != ignore_index
-    loss = tl.where(valid, lse - tl.sum(z_target, 0) + z_loss * lse * lse, 0.0)
-    out_of_range = valid & ((target < 0) | (target >= V))
-    tl.store(LOSS + row, tl.where(out_of_range, float("nan"), loss))  # loud, without a host sync
-    scale = tl.where(valid, 1.0, 0.0)
+    in_range = (target >= 0) & (target < V)
+    z_target = _capped(tl.load(LOGITS + target, mask=valid & in_range, other=0.0).to(tl.float32),
+                       softcap, SOFTCAP, LIBDEVICE)
+    loss = tl.where(valid, lse - z_target + z_loss * lse * lse, 0.0)
+    tl.store(LOSS + row, tl.where(valid & ~in_range, float("nan"), loss))  # loud, without a host sync
+    scale = tl.where(valid, 1.0 + 2.0 * z_loss * lse, 0.0)  # an ignored row's gradient is 0
     for start in tl.range(0, V, BLOCK_V):
-        in_row = start + cols < V
-        z = _capped(tl.load(LOGITS + start + cols, mask=in_row, other=0.0).to(tl.float32), softcap, SOFTCAP, LIBDEVICE)
-        g = tl.exp(z - lse) * (1.0 + 2.0 * z_loss * lse) - tl.where(start + cols == target, 1.0, 0.0)
-        if SOFTCAP:
-            g = g * (1.0 - (z / softcap) * (z / softcap))  # d(softcap tanh(u / softcap))/du = 1 - tanh^2
-        tl.store(LOGITS + start + cols, (g * scale).to(LOGITS.dtype.element_ty), mask=in_row)
+        z = _capped(tl.load(LOGITS + start + cols, mask=start + cols < V, other=0.0).to(tl.float32),
+                    softcap, SOFTCAP, LIBDEVICE)
+        tl.store(LOGITS + start + cols, _grad(z, lse, scale, softcap, SOFTCAP, PRECISE).to(LOGITS.dtype.element_ty),
+                 mask=start + cols < V)
+    tl.debug_barrier()  # the other threads' stores of the row land before the target's, which replaces one
+    g_target = (_exp(z_target - lse, PRECISE) * scale - 1.0) * _cap_slope(z_target, softcap, SOFTCAP)
+    tl.store(LOGITS + target, g_target.to(LOGITS.dtype.element_ty), mask=valid & in_range)
 
-BLOCK_V, NUM_WARPS = (256, 4) if INTERPRET else (4096, 8)  # a row in tiles (the tests' cross a few)
+@triton.jit
+def _linear_cross_entropy_bwd_kernel(
+    GRAD,   # (n,) contiguous: dx or dW as the forward made them, unscaled
+    SCALE,  # () fp32: dloss / n (a tensor: no host sync)
+    OUT,    # (n,) out: GRAD * SCALE in OUT's dtype, rounded once
+    n, BLOCK: tl.constexpr,
+):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    grad = tl.load(GRAD + offs, mask=offs < n).to(tl.float32)
+    tl.store(OUT + offs, (grad * tl.load(SCALE)).to(OUT.dtype.element_ty), mask=offs < n)
 
-def _chunk_rows(V, itemsize):
-    """Rows per chunk: CHUNK_BYTES of logits, a multiple of 8 rows (the matmuls' row blocks)."""
-    return max(8, CHUNK_BYTES // (V * itemsize) // 8 * 8)
+BLOCK_V, NUM_WARPS = (256, 4) if INTERPRET else (8192, 16)  # a row in tiles (the tests' cross a few)
+SCALE_BLOCK = 4096
+
+def _chunk_rows(N, V, itemsize):
+    """Rows per chunk: at most CHUNK_BYTES of logits, a multiple of 8 rows (the matmuls' row
+    blocks), the N rows cut into chunks of about equal size (no small last one)."""
+    most = max(8, CHUNK_BYTES // (V * itemsize) // 8 * 8)
+    per_chunk = -(-N // max(1, -(-N // most)))
+    return max(8, -(-per_chunk // 8) * 8)
 
 def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss):
     return (x.new_empty((), dtype=torch.float64), torch.empty_like(x),
@@ -152,22 +182,39 @@ def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: tor
     N, V = x.shape[0], weight.shape[0]
     loss_rows = torch.empty(N, device=x.device, dtype=torch.float32)
     dx = torch.empty_like(x)
-    dweight = torch.zeros(weight.shape, device=x.device, dtype=torch.float32)
-    rows = _chunk_rows(V, x.element_size())
+    dweight = (torch.empty if N else torch.zeros)(weight.shape, device=x.device, dtype=torch.float32)  # the first chunk overwrites it
+    rows = _chunk_rows(N, V, x.element_size())
+    logits = torch.empty(min(rows, N), V, device=x.device, dtype=x.dtype)  # one buffer: the chunks take turns
     for start in range(0, N, rows):
         x_chunk = x[start:start + rows]
-        g = x_chunk @ weight.T  # (C, V) logits, then their gradient in place
+        g = torch.mm(x_chunk, weight.T, out=logits[:x_chunk.shape[0]])  # (C, V) logits, then their gradient in place
         wrap_triton(_linear_cross_entropy_fwd_kernel)[(g.shape[0],)](
             g, targets[start:start + rows], loss_rows[start:start + rows], V, g.stride(0), ignore_index,
             1.0 if softcap is None else softcap, z_loss, SOFTCAP=softcap is not None, LIBDEVICE=not INTERPRET,
             PRECISE=not INTERPRET and x.dtype == torch.float32, BLOCK_V=BLOCK_V, num_warps=NUM_WARPS)
         torch.mm(g, weight, out=dx[start:start + rows])
         if x.is_cuda and x.dtype != torch.float32:  # bf16 products summed into fp32 by cuBLAS
-            torch.addmm(dweight, g.T, x_chunk, out_dtype=torch.float32, out=dweight)
+            torch.addmm(dweight, g.T, x_chunk, beta=int(start > 0), out_dtype=torch.float32, out=dweight)
         else:
-            dweight.addmm_(g.T.float(), x_chunk.float())
+            dweight.addmm_(g.T.float(), x_chunk.float(), beta=int(start > 0))
     # in fp64: an fp32 sum of many rows rounds off the loss's last digits
     return loss_rows.sum(dtype=torch.float64), dx, dweight, (targets != ignore_index).sum()
+
+def _fake_bwd(dx, dweight, scale, weight_dtype):
+    return torch.empty_like(dx), torch.empty_like(dweight, dtype=weight_dtype)
+
+@for_compile("linear_cross_entropy_bwd", _fake_bwd)
+def linear_cross_entropy_bwd(dx: torch.Tensor, dweight: torch.Tensor, scale: torch.Tensor,
+                             weight_dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
+    """dx and dW (fp32) from the forward times scale (0-d fp32), dW in the weight's dtype:
+    one pass over each (torch's mul into another dtype takes a slow, unvectorized path)."""
+    if scale.numel() != 1 or scale.dtype != torch.float32 or not (dx.is_contiguous() and dweight.is_contiguous()):
+        raise ValueError("linear_cross_entropy_bwd: a 0-d fp32 scale and contiguous gradients, please")
+    outs = torch.empty_like(dx), torch.empty_like(dweight, dtype=weight_dtype)
+    for grad, out in zip((dx, dweight), outs):
+        wrap_triton(_linear_cross_entropy_bwd_kernel)[(triton.cdiv(grad.numel(), SCALE_BLOCK),)](
+            grad, scale, out, grad.numel(), BLOCK=SCALE_BLOCK)
+    return outs
 
 class LinearCrossEntropyFunction(torch.autograd.Function):
 
@@ -180,11 +227,10 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
         return (loss / count).float()
 
     @staticmethod
-    @once_differentiable  # dweight is scaled in place
     def backward(ctx, dloss):
         dx, dweight, count = ctx.saved_tensors
-        scale = dloss / count  # fp32, 0-d: dx is scaled in fp32 and rounded once
-        return dx * scale, dweight.mul_(scale).to(ctx.weight_dtype), None, None, None, None, None
+        dx, dweight = linear_cross_entropy_bwd(dx, dweight, (dloss / count).float(), ctx.weight_dtype)
+        return dx, dweight, None, None, None, None, None
 
 def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0,
                          backend="auto"):
