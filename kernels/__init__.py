@@ -11,3 +11,4 @@ from kernels.swiglu import swiglu, swiglu_ref
 from kernels.gelu import gelu, gelu_ref
 from kernels.attention import flash_attention, flash_attention_ref
 from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref
+from kernels.newton_schulz import newton_schulz, newton_schulz_ref

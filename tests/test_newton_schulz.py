@@ -1,0 +1,69 @@
+"""
+Tests of kernels.newton_schulz: the symmetric product kernel (alpha X X^T + beta C +
+gamma I, one triangle of tiles mirrored) and the whole iteration, against PyTorch's bf16 iteration
+and the same iteration in float64 (the three-way rule), over square, wide, tall and
+stacked matrices, one row, sizes that are not multiples of the tile; GPT-2's stacks on
+the GPU. And the point of it all: the singular values come out near 1.
+"""
+import importlib
+
+import pytest
+import torch
+
+import kernels
+from conftest import DTYPES, assert_close_3way, dtype_id
+
+NS = importlib.import_module("kernels.newton_schulz")
+CUDA = torch.cuda.is_available()
+
+# (B, M, K): rows of X, whose dot products make the (M, M) result
+GRAM_SHAPES = [(1, 1, 50), (1, 40, 24), (3, 33, 65)] + ([(24, 768, 3072), (12, 768, 768)] if CUDA else [])
+# matrices or stacks G: square, wide, tall, stacked, one row
+SHAPES = [(40, 40), (24, 72), (72, 24), (3, 33, 50), (1, 50)] + (
+    [(12, 2304, 768), (12, 768, 768), (24, 768, 3072)] if CUDA else [])
+shape_id = lambda s: "x".join(map(str, s))
+
+
+@pytest.mark.parametrize("with_c", [False, True], ids=["XXt", "cXXt+bC+aI"])
+@pytest.mark.parametrize("shape", GRAM_SHAPES, ids=shape_id)
+def test_gram_matches_reference(shape, with_c, device):
+    X = torch.randn(shape, device=device).bfloat16()
+    a, b, c = NS.COEFFICIENTS
+    alpha, beta, gamma = (c, b, a) if with_c else (1.0, 0.0, 0.0)
+    C = None
+    if with_c:  # a symmetric C, as A = X X^T is
+        S = torch.randn(shape[0], shape[1], shape[1], device=device)
+        C = (S + S.mT).bfloat16()
+    got = NS.newton_schulz_gram(X, alpha, C, beta, gamma)
+    eye = torch.eye(shape[1], device=device)
+    want = alpha * X @ X.mT + (beta * C + gamma * eye if with_c else 0)
+    ref = alpha * X.double() @ X.double().mT + (beta * C.double() + gamma * eye.double() if with_c else 0)
+    assert torch.equal(got, got.mT), "the mirrored tiles must make an exactly symmetric result"
+    assert_close_3way("gram", got, want.bfloat16(), ref)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
+def test_matches_reference_iteration(shape, dtype, device):
+    G = torch.randn(shape, device=device).to(dtype)
+    got = kernels.newton_schulz(G, backend="triton")
+    want = kernels.newton_schulz(G, backend="torch")
+    ref = NS.newton_schulz_ref(G.double(), dtype=torch.float64)
+    assert got.shape == G.shape and got.dtype == torch.bfloat16
+    assert_close_3way("newton_schulz", got, want, ref)
+
+
+@pytest.mark.parametrize("shape", [(72, 24), (3, 33, 50)], ids=shape_id)
+def test_singular_values_near_one(shape, device):
+    """The quintic's fixed point is not 1 but a band around it (about 0.7 to 1.2)."""
+    G = torch.randn(shape, device=device)
+    s = torch.linalg.svdvals(kernels.newton_schulz(G, backend="triton").double())
+    assert s.min() > 0.6 and s.max() < 1.25, f"singular values in [{s.min():.3f}, {s.max():.3f}]"
+
+
+def test_steps_and_shapes_are_checked(device):
+    G = torch.randn(4, 6, device=device)
+    # no step: the input in bf16 over its norm
+    assert torch.equal(kernels.newton_schulz(G, steps=0, backend="triton"), NS.newton_schulz_ref(G, steps=0))
+    with pytest.raises(RuntimeError, match="is not"):
+        kernels.newton_schulz(torch.randn(2, 2, 3, 4, device=device), backend="triton")
