@@ -28,20 +28,27 @@ from kernels.backend import triton, tl, use_triton, INTERPRET
 COEFFICIENTS = (3.4445, -4.7750, 2.0315)
 EPS = 1e-7
 
+def _iterate(G, steps, dtype, step):
+    """What every implementation shares: G in `dtype`, transposed if tall (copied to rows
+    the kernel reads along), over its norm; `steps` times X = step(X); transposed back."""
+    tall = G.size(-2) > G.size(-1)
+    X = (G.mT if tall else G).to(dtype)
+    X = (X / (X.norm(dim=(-2, -1), keepdim=True) + EPS)).contiguous()
+    for _ in range(steps):
+        X = step(X)
+    return X.mT if tall else X
+
+def _step_ref(X):
+    a, b, c = COEFFICIENTS
+    A = X @ X.mT
+    B = b * A + c * A @ A
+    return a * X + B @ X
+
+@torch.no_grad()
 def newton_schulz_ref(G, steps=5, dtype=torch.bfloat16):
     """The published iteration in PyTorch, in `dtype` (bf16 as Muon runs it; the tests'
-    reference runs it in fp32 and fp64)."""
-    a, b, c = COEFFICIENTS
-    X = G.to(dtype)
-    tall = G.size(-2) > G.size(-1)
-    if tall:
-        X = X.mT
-    X = X / (X.norm(dim=(-2, -1), keepdim=True) + EPS)
-    for _ in range(steps):
-        A = X @ X.mT
-        B = b * A + c * A @ A
-        X = a * X + B @ X
-    return X.mT if tall else X
+    reference runs it in fp64)."""
+    return _iterate(G, steps, dtype, _step_ref)
 
 @triton.jit
 def _newton_schulz_gram_kernel(
@@ -74,7 +81,7 @@ def _newton_schulz_gram_kernel(
         if HAS_C:
             acc += beta * tl.load(C + b * stride_cb + rows_i[:, None] * stride_cm + rows_j[None, :],
                                   mask=mask, other=0.0).to(tl.float32)
-            acc += tl.where(rows_i[:, None] == rows_j[None, :], gamma, 0.0)
+        acc += tl.where(rows_i[:, None] == rows_j[None, :], gamma, 0.0)
         out = acc.to(OUT.dtype.element_ty)
         OUT += b * stride_ob
         tl.store(OUT + rows_i[:, None] * stride_om + rows_j[None, :], out, mask=mask)
@@ -86,7 +93,7 @@ BLOCK_M, BLOCK_K, NUM_WARPS, NUM_STAGES = (16, 16, 4, 1) if INTERPRET else (128,
 
 def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0):
     """alpha X X^T + beta C + gamma I for X (B, M, K) bf16 and C (B, M, M) symmetric with unit
-    column stride, or alpha X X^T without C: one triangle of tiles computed, mirrored."""
+    column stride (or None): one triangle of tiles computed, mirrored."""
     if X.dim() != 3 or (C is not None and (C.shape != (X.shape[0], X.shape[1], X.shape[1]) or C.stride(-1) != 1)):
         raise ValueError(f"newton_schulz_gram: X {tuple(X.shape)} is not (B, M, K) or C "
                          f"{None if C is None else tuple(C.shape)} is not (B, M, M) with unit column stride")
@@ -100,23 +107,17 @@ def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0):
         num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     return out
 
-def newton_schulz_fwd(G, steps):
-    """The iteration with the Triton products, for G (B, M, N)."""
+def _step_triton(X):
     a, b, c = COEFFICIENTS
-    tall = G.size(-2) > G.size(-1)
-    X = (G.mT if tall else G).to(torch.bfloat16)
-    X = (X / (X.norm(dim=(-2, -1), keepdim=True) + EPS)).contiguous()
-    for _ in range(steps):
-        A = newton_schulz_gram(X)
-        X = torch.bmm(newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a), X)  # (a I + b A + c A A) X
-    return X.mT if tall else X
+    A = newton_schulz_gram(X)
+    return torch.bmm(newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a), X)  # (a I + b A + c A A) X
 
+@torch.no_grad()
 def newton_schulz(G, steps=5, backend="auto"):
     """About U V^T of G = U S V^T (per matrix of a stack), in bf16, by `steps` quintic
     Newton-Schulz steps; by the Triton kernel or PyTorch as `backend` says."""
     limit = None if G.dim() in (2, 3) and G.numel() > 0 else f"shape {tuple(G.shape)} is not (M, N) or (B, M, N)"
     if not use_triton("newton_schulz", backend, G, limit=limit):
         return newton_schulz_ref(G, steps)
-    with torch.no_grad():
-        X = newton_schulz_fwd(G if G.dim() == 3 else G[None], steps)
+    X = _iterate(G if G.dim() == 3 else G[None], steps, torch.bfloat16, _step_triton)
     return X if G.dim() == 3 else X[0]
