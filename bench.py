@@ -2,7 +2,10 @@
 Benchmark, in one run on one device:
 1. full training steps (forward, backward, AdamW) of the same model with the Triton
    kernels off (the PyTorch baseline) and on, each eager and under torch.compile;
-2. each Triton op against PyTorch eager and torch.compile, forward and forward+backward.
+2. each Triton op against PyTorch eager and torch.compile, forward and forward+backward;
+3. attention and 4. the LM head's loss against their PyTorch and published rivals;
+5. the optimizer: AdamW's step and Muon's (Newton-Schulz in PyTorch and in Triton), alone
+   and as a share of the whole training step.
 $ python bench.py                                   # GPT-2 124M, batch 12x1024, bf16, random tokens
 $ python bench.py --arch=llama --n_kv_head=4 --json_out=bench.json
 On a machine without CUDA it says so and runs a small model on the CPU, eager only.
@@ -40,6 +43,7 @@ steps = True  # the training-step table
 ops = True  # the per-op table
 attention = True  # the attention table (GPU only): Triton vs SDPA vs naive PyTorch
 linear_ce = True  # the LM head's loss table (GPU only): fused linear + cross-entropy vs PyTorch, Liger
+optim = True  # the optimizer table: AdamW vs Muon, the step alone and its share of a training step
 op_names = ''  # only these ops in the table, comma-separated (e.g. 'swiglu,gelu'); '' = all
 tune = False  # instead of the tables: time each kernel's tile settings (module constants)
 tune_ops = ''  # with tune: only these ops, comma-separated (e.g. 'layer_norm,swiglu'); '' = all
@@ -416,7 +420,59 @@ if linear_ce and not tune and cuda and kernels.TRITON_AVAILABLE:
 elif linear_ce and not tune:
     print("\nlinear cross-entropy table skipped: it needs CUDA")
 
-# 5. tuning (--tune=True) ---------------------------------------------------------
+# 5. optimizer -----------------------------------------------------------------------
+def optimizer_rows():
+    """For each optimizer, on the model with kernels='auto' (compiled on the GPU): the whole
+    training step, the optimizer's step alone (eager, as train.py runs it; launch gaps
+    included), its share; and for Muon the Newton-Schulz stacks alone."""
+    torch.manual_seed(seed)
+    model = GPT(gptconf, kernels='auto', device_type=device).to(device)
+    step_model = torch.compile(model) if cuda else model
+    muon = lambda backend: dict(lr=0.02, momentum=0.95, weight_decay=0.0, embed_lr=6e-4, scalar_lr=6e-4, backend=backend)
+    choices = {'AdamW': None, 'Muon, Newton-Schulz in PyTorch': muon('torch')}
+    if cuda and kernels.TRITON_AVAILABLE:
+        choices['Muon, Newton-Schulz in Triton'] = muon('triton')
+    rows, out = [], {}
+    for name, setting in choices.items():
+        print(f"  {name}...", flush=True)
+        optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=setting)
+
+        def forward_backward():
+            with ctx:
+                _, loss = step_model(X, Y)
+            loss.backward()
+
+        def train_step():
+            forward_backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        step_ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
+        forward_backward()  # gradients for the optimizer's step alone
+        opt_ms = time_ms(optimizer.step, timed_steps)
+        optimizer.zero_grad(set_to_none=True)
+        ns_ms = None
+        if setting is not None:  # the stacks Muon orthogonalises, as it builds them
+            shapes = {}
+            for p in optimizer.param_groups[0]['params']:
+                shape = tuple(sorted(p.shape))
+                shapes[shape] = shapes.get(shape, 0) + 1
+            stacks = [torch.randn(n, *shape, device=device) for shape, n in shapes.items()]
+            ns_ms = time_ms(lambda: [kernels.newton_schulz(s, backend=optimizer.backend) for s in stacks], timed_steps)
+        out[name] = dict(step_ms=step_ms, optimizer_ms=opt_ms, share=opt_ms / step_ms, newton_schulz_ms=ns_ms)
+        rows.append([name, f"{step_ms:.2f}", f"{opt_ms:.2f}", f"{100 * opt_ms / step_ms:.1f}%",
+                     '' if ns_ms is None else f"{ns_ms:.2f}"])
+        del optimizer
+    return rows, out
+
+if optim and not tune:
+    print("optimizer step...", flush=True)
+    rows, results['optimizer'] = optimizer_rows()
+    table(f"Optimizer, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}: the whole "
+          f"training step (kernels='auto'{', compiled' if cuda else ''}) with each optimizer, its step alone (eager, "
+          f"median of {timed_steps}) and share of the training step, ms",
+          ['optimizer', 'train step', 'optimizer step', 'share', 'of which Newton-Schulz'], rows)
+
+# 6. tuning (--tune=True) ---------------------------------------------------------
 def tune_spaces():
     """op -> [settings]: each setting maps a kernel module's constants ('NAME' or
     'DICT.key') to values. The norms' forward and backward are tuned apart."""

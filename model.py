@@ -256,17 +256,37 @@ class GPT(nn.Module):
             loss = None
         return logits, loss
 
-    def configure_optimizers(self, weight_decay, learning_rate, betas, device_type):
-        # weight decay on matrices (matmul weights, embeddings), not on gains and biases
+    def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None):
+        """AdamW for every parameter (muon=None), with weight decay on the matrices only; or, with
+        muon = dict(lr, momentum, weight_decay, embed_lr, scalar_lr), Muon (muon.py) for the
+        blocks' weight matrices and AdamW for the embeddings (the LM head is the token embedding)
+        at embed_lr and the gains and biases at scalar_lr. Every group keeps its starting lr in
+        'base_lr', which the schedule scales."""
         params = [p for p in self.parameters() if p.requires_grad]
-        decay = [p for p in params if p.dim() >= 2]
-        no_decay = [p for p in params if p.dim() < 2]
-        groups = [{'params': decay, 'weight_decay': weight_decay},
-                  {'params': no_decay, 'weight_decay': 0.0}]
-        print(f"decayed tensors: {len(decay)} ({sum(p.numel() for p in decay):,} parameters); "
-              f"not decayed: {len(no_decay)} ({sum(p.numel() for p in no_decay):,} parameters)")
-        fused = device_type == 'cuda' and 'fused' in inspect.signature(torch.optim.AdamW).parameters
-        return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, **({'fused': True} if fused else {}))
+        if muon is None:
+            decay = [p for p in params if p.dim() >= 2]
+            groups = [dict(params=decay, weight_decay=weight_decay), dict(params=[p for p in params if p.dim() < 2], weight_decay=0.0)]
+            for g in groups:
+                g['base_lr'] = learning_rate
+            fused = device_type == 'cuda' and 'fused' in inspect.signature(torch.optim.AdamW).parameters
+            optimizer = torch.optim.AdamW(groups, lr=learning_rate, betas=betas, **({'fused': True} if fused else {}))
+        else:
+            from muon import Muon
+            matrices = [p for p in self.transformer.h.parameters() if p.requires_grad and p.dim() == 2]
+            in_muon = set(map(id, matrices))
+            embeddings = [p for p in params if p.dim() >= 2 and id(p) not in in_muon]
+            scalars = [p for p in params if p.dim() < 2]
+            groups = [dict(params=matrices, muon=True, base_lr=muon['lr'], weight_decay=muon['weight_decay']),
+                      dict(params=embeddings, muon=False, base_lr=muon['embed_lr'], weight_decay=weight_decay),
+                      dict(params=scalars, muon=False, base_lr=muon['scalar_lr'], weight_decay=0.0)]
+            for g in groups:
+                g['lr'] = g['base_lr']
+            optimizer = Muon([g for g in groups if g['params']], momentum=muon['momentum'], betas=betas,
+                             backend=muon.get('backend', 'auto'))
+        print(", ".join(f"{'Muon' if g.get('muon') else 'AdamW'} lr {g['base_lr']:g} wd {g['weight_decay']:g}: "
+                        f"{len(g['params'])} tensors ({sum(p.numel() for p in g['params']):,} parameters)"
+                        for g in optimizer.param_groups))
+        return optimizer
 
     def flops_per_token(self):
         """Training FLOPs per token, forward + backward (PaLM appendix B): 6 per

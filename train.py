@@ -55,14 +55,22 @@ dropout = 0.0
 bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
 kernels = 'auto'  # 'auto' (Triton where it can run), 'triton' or 'torch'
-# AdamW
-learning_rate = 6e-4
+# optimizer: 'adamw' for everything, or 'muon': Muon (muon.py) for the blocks' weight matrices,
+# AdamW for the embeddings (= the LM head) and the gains and biases
+optimizer = 'adamw'
+learning_rate = 6e-4  # AdamW
 max_iters = 600000
-weight_decay = 1e-1
+weight_decay = 1e-1  # AdamW, on matrices only
 beta1 = 0.9
 beta2 = 0.95
 grad_clip = 1.0  # 0 disables clipping
-# learning rate: linear warmup, then cosine decay to min_lr
+muon_lr = 0.02
+muon_momentum = 0.95  # Nesterov
+muon_weight_decay = 0.0
+embed_lr = None  # muon: AdamW's lr for the embeddings; None = learning_rate
+scalar_lr = None  # muon: AdamW's lr for the gains and biases; None = learning_rate
+# learning rate: linear warmup, then cosine decay to min_lr; every group's lr (Muon's too) follows
+# the same curve, scaled by its own base lr over learning_rate
 decay_lr = True
 warmup_iters = 2000
 lr_decay_iters = 600000  # ~ max_iters, per Chinchilla
@@ -183,9 +191,19 @@ if checkpoint is not None:
 model.to(device)
 
 scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
-optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type)
+if optimizer not in ('adamw', 'muon'):
+    fail(f"optimizer must be 'adamw' or 'muon', got {optimizer!r}")
+muon = None if optimizer == 'adamw' else dict(lr=muon_lr, momentum=muon_momentum, weight_decay=muon_weight_decay,
+                                              embed_lr=embed_lr or learning_rate, scalar_lr=scalar_lr or learning_rate)
+optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type, muon=muon)
 if checkpoint is not None:
+    if checkpoint['config'].get('optimizer', 'adamw') != config['optimizer']:
+        fail(f"checkpoint {ckpt_path} was trained with optimizer={checkpoint['config'].get('optimizer', 'adamw')!r}, "
+             f"this run asks for {config['optimizer']!r}: use the checkpoint's optimizer or another out_dir")
+    base_lrs = [g['base_lr'] for g in optimizer.param_groups]  # this run's config, not the checkpoint's
     optimizer.load_state_dict(checkpoint['optimizer'])
+    for g, base_lr in zip(optimizer.param_groups, base_lrs):
+        g['base_lr'] = base_lr
     scaler.load_state_dict(checkpoint['scaler'])
 checkpoint = None  # free the memory
 
@@ -243,7 +261,7 @@ t0 = time.time()
 while True:
     lr = get_lr(iter_num) if decay_lr else learning_rate
     for param_group in optimizer.param_groups:
-        param_group['lr'] = lr
+        param_group['lr'] = param_group['base_lr'] * lr / learning_rate
 
     if iter_num % eval_interval == 0 and master_process:
         losses = estimate_loss()

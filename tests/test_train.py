@@ -93,6 +93,22 @@ def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
     assert "ddp: weights identical on all 2 ranks" in p.stdout, p.stdout + p.stderr
     assert "tokens per iteration: 1,024 (2 rank(s) x 1 micro-steps x 8 x 64)" in p.stdout
 
+def test_muon_trains_resumes_and_shards_under_ddp(data_root, tmp_path):
+    """optimizer='muon': the loss falls as with AdamW, a checkpoint resumes (Muon's momentum
+    with it), resuming with the other optimizer is a one-line error, and two DDP ranks,
+    each orthogonalising half of the matrices, end with identical weights."""
+    base = [*TINY, f'--data_root={data_root}', '--device=cpu', '--optimizer=muon', '--eval_interval=30']
+    p = run('train.py', *base, f'--out_dir={tmp_path}', '--max_iters=30', '--lr_decay_iters=40')
+    losses = iter_losses(p.stdout)
+    assert "Muon lr 0.02 wd 0: 8 tensors" in p.stdout and losses[30] < losses[0] - 0.8, p.stdout
+    p = run('train.py', *base, f'--out_dir={tmp_path}', '--max_iters=40', '--lr_decay_iters=40', '--init_from=resume')
+    assert "resumed at iter 30" in p.stdout and iter_losses(p.stdout)[30] < losses[0] - 0.8, p.stdout
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--init_from=resume', '--optimizer=adamw',
+                   '--max_iters=40', check=False), "optimizer='muon'", "asks for 'adamw'")
+    p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *base, f'--out_dir={tmp_path}/ddp',
+            '--max_iters=10', '--gradient_accumulation_steps=2')
+    assert "ddp: weights identical on all 2 ranks" in p.stdout, p.stdout + p.stderr
+
 def test_wandb_offline(data_root, tmp_path):
     p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--device=cpu',
             '--max_iters=10', '--eval_interval=10', '--wandb_log=True',

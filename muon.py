@@ -1,0 +1,120 @@
+"""
+Muon (MomentUm Orthogonalized by Newton-Schulz; K. Jordan et al., 2024) for the weight
+matrices of the transformer blocks, and AdamW for every other parameter, in one
+optimizer that train.py schedules, clips, scales (fp16) and checkpoints like AdamW.
+
+A Muon step for a matrix W (rows x cols) with gradient G:
+    M <- mu M + (1 - mu) G                          momentum
+    U  = mu M + (1 - mu) G  if nesterov, else M
+    O  = newton_schulz(U)                           U with its singular values pushed to ~1
+    W <- (1 - lr wd) W - lr max(1, rows / cols)^0.5 O
+O moves every direction of W by about the same amount, whatever the gradient's scale
+in it; the factor keeps the update's size per entry the same for tall matrices.
+Muon is for hidden layers' matrices only: embeddings, the LM head and gains and biases
+take AdamW (the groups with muon=False).
+
+The work is the Newton-Schulz iteration, and three things keep it small:
+- matrices of one shape (a tall one transposed to its wide form, as newton_schulz would
+  do anyway) are orthogonalised as one stack: GPT-2's 48 block matrices are three
+  stacks, each a few kernel launches per iteration step (kernels/newton_schulz.py);
+- under DDP, each of the W ranks orthogonalises a 1/W share of each stack and the
+  results are all-gathered (bf16), so every rank applies the same update for 1/W of the
+  work. The momentum is kept for every matrix on every rank (the gradients are the same
+  there after DDP's all-reduce): a checkpoint from rank 0 holds all of the state;
+- the AdamW groups take torch's fused AdamW on CUDA (one kernel for the lot).
+"""
+import torch
+import torch.distributed as dist
+from torch.optim.adamw import adamw
+
+import kernels
+
+
+def _wide(t):
+    """A matrix as its wide form (rows <= cols): its transpose if it is tall (a view)."""
+    return t.mT if t.size(-2) > t.size(-1) else t
+
+
+class Muon(torch.optim.Optimizer):
+    """Param groups with muon=True (2-D matrices) take Muon: lr, momentum, nesterov,
+    ns_steps, weight_decay; those with muon=False take AdamW: lr, betas, eps,
+    weight_decay. backend: the Newton-Schulz kernel, 'auto' | 'triton' | 'torch',
+    resolved once here."""
+
+    def __init__(self, param_groups, lr=0.02, momentum=0.95, nesterov=True, ns_steps=5, weight_decay=0.0,
+                 betas=(0.9, 0.95), eps=1e-8, backend='auto'):
+        defaults = dict(muon=True, lr=lr, momentum=momentum, nesterov=nesterov, ns_steps=ns_steps,
+                        weight_decay=weight_decay, betas=betas, eps=eps)
+        super().__init__(param_groups, defaults)
+        device_type = self.param_groups[0]['params'][0].device.type
+        for group in self.param_groups:
+            if group['muon'] and any(p.dim() != 2 for p in group['params']):
+                raise ValueError("Muon takes 2-D weight matrices only: put other parameters in a group with muon=False")
+            group['fused'] = device_type == 'cuda'  # AdamW's kernel; load_state_dict keeps its step counts on the GPU
+        if backend not in kernels.BACKENDS:
+            raise ValueError(f"backend must be one of {kernels.BACKENDS}, got {backend!r}")
+        reason = kernels.backend.why_not_triton_on(device_type)
+        if backend == 'triton' and reason:
+            raise ValueError(f"Muon: backend='triton' cannot run: {reason}")
+        self.backend = 'torch' if backend == 'torch' or reason else 'triton'
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params = [p for p in group['params'] if p.grad is not None]
+            if params:
+                (self._muon_step if group['muon'] else self._adamw_step)(group, params)
+        return loss
+
+    def _muon_step(self, group, params):
+        mu, lr = group['momentum'], group['lr']
+        for p in params:
+            if not self.state[p]:
+                self.state[p]['momentum_buffer'] = torch.zeros_like(p)
+        grads = [p.grad for p in params]
+        bufs = [self.state[p]['momentum_buffer'] for p in params]
+        torch._foreach_lerp_(bufs, grads, 1 - mu)
+        if group['nesterov']:  # the gradient's memory takes U: it is not read again
+            torch._foreach_lerp_(grads, bufs, mu)
+        updates = grads if group['nesterov'] else bufs
+        if group['weight_decay']:
+            torch._foreach_mul_(params, 1 - lr * group['weight_decay'])
+        stacks = {}
+        for p, u in zip(params, updates):
+            stacks.setdefault(_wide(p).shape, []).append((p, u))
+        for members in stacks.values():
+            for (p, _), o in zip(members, self._orthogonalise([u for _, u in members], group['ns_steps'])):
+                p.add_(o.mT if p.size(0) > p.size(1) else o, alpha=-lr * max(1, p.size(0) / p.size(1)) ** 0.5)
+
+    def _orthogonalise(self, updates, steps):
+        """newton_schulz of each same-shape (wide form) matrix, as one stack; under DDP this
+        rank's share of the stack, then everyone's results gathered. (len, rows, cols) bf16."""
+        if not (dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1):
+            return kernels.newton_schulz(torch.stack([_wide(u) for u in updates]), steps, backend=self.backend)
+        rank, world = dist.get_rank(), dist.get_world_size()
+        share = -(-len(updates) // world)  # matrices per rank; the last ranks may have fewer, or none
+        mine = [_wide(u) for u in updates[rank * share:(rank + 1) * share]]
+        rows, cols = _wide(updates[0]).shape
+        out = torch.zeros(share, rows, cols, device=updates[0].device, dtype=torch.bfloat16)
+        if mine:
+            out[:len(mine)] = kernels.newton_schulz(torch.stack(mine), steps, backend=self.backend)
+        gathered = out.new_empty(share * world, rows, cols)
+        dist.all_gather_into_tensor(gathered, out)
+        return gathered[:len(updates)]
+
+    def _adamw_step(self, group, params):
+        for p in params:
+            if not self.state[p]:  # the step count on the GPU for the fused kernel, on the CPU for foreach
+                self.state[p]['step'] = torch.zeros((), dtype=torch.float32, device=p.device if group['fused'] else 'cpu')
+                self.state[p]['exp_avg'] = torch.zeros_like(p)
+                self.state[p]['exp_avg_sq'] = torch.zeros_like(p)
+        state = [self.state[p] for p in params]
+        beta1, beta2 = group['betas']
+        adamw(params, [p.grad for p in params], [s['exp_avg'] for s in state], [s['exp_avg_sq'] for s in state], [],
+              [s['step'] for s in state], foreach=not group['fused'], fused=group['fused'], amsgrad=False,
+              beta1=beta1, beta2=beta2, lr=group['lr'], weight_decay=group['weight_decay'], eps=group['eps'],
+              maximize=False)

@@ -1,0 +1,154 @@
+"""
+Tests of muon.Muon: its steps against the published algorithm written out per matrix
+(momentum, Nesterov, Newton-Schulz, the shape factor, decoupled weight decay), three-way
+against the same steps in float64; its AdamW groups against torch.optim.AdamW; and the
+DDP path (each rank orthogonalises a share, results all-gathered) against one process.
+"""
+import os
+
+import pytest
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+from conftest import assert_close_3way
+from kernels.newton_schulz import newton_schulz_ref
+from muon import Muon
+
+CUDA = torch.cuda.is_available()
+# square, wide, tall (stacked with the wide one of its shape), one row, a shape of its own;
+# GPT-2's block matrices on the GPU
+SHAPES = [(40, 40), (24, 72), (72, 24), (24, 72), (1, 50), (33, 50)] + (
+    [(2304, 768), (768, 768), (3072, 768), (768, 3072)] if CUDA else [])
+HYPER = dict(lr=0.02, momentum=0.95, weight_decay=0.1)
+
+
+def matrices_and_grads(shapes, steps, device, dtype=torch.float32):
+    """Weights and, per step, their gradients: fixed, so that the implementations see the
+    same gradients whatever their weights have become."""
+    g = torch.Generator().manual_seed(0)
+    weights = [torch.randn(s, generator=g).to(device, dtype) for s in shapes]
+    grads = [[torch.randn(s, generator=g).to(device, dtype) for s in shapes] for _ in range(steps)]
+    return weights, grads
+
+
+def reference_muon(weights, grads, lr, momentum, weight_decay, nesterov, ns_dtype):
+    """The published Muon, one matrix at a time; Newton-Schulz in ns_dtype."""
+    weights = [w.clone() for w in weights]
+    bufs = [torch.zeros_like(w) for w in weights]
+    for step_grads in grads:
+        for w, g, buf in zip(weights, step_grads, bufs):
+            buf.lerp_(g, 1 - momentum)
+            u = g.lerp(buf, momentum) if nesterov else buf
+            o = newton_schulz_ref(u, dtype=ns_dtype).to(w.dtype)
+            w.mul_(1 - lr * weight_decay)
+            w.add_(o, alpha=-lr * max(1, w.size(0) / w.size(1)) ** 0.5)
+    return weights
+
+
+def our_muon(weights, grads, backend, nesterov=True, **hyper):
+    params = [torch.nn.Parameter(w.clone()) for w in weights]
+    opt = Muon([dict(params=params)], nesterov=nesterov, backend=backend, **hyper)
+    for step_grads in grads:
+        for p, g in zip(params, step_grads):
+            p.grad = g.clone()
+        opt.step()
+    return [p.detach() for p in params], opt
+
+
+@pytest.mark.parametrize("backend, nesterov", [("triton", True), ("torch", True), ("torch", False)],
+                         ids=["triton", "torch", "torch-no-nesterov"])
+def test_steps_match_published_muon(backend, nesterov, device):
+    """Three steps: each weight's total change, ours vs the published algorithm (Newton-Schulz
+    in bf16) vs the same in float64."""
+    weights, grads = matrices_and_grads(SHAPES, 3, device)
+    ours, opt = our_muon(weights, grads, backend, nesterov, **HYPER)
+    assert opt.backend == backend
+    published = reference_muon(weights, grads, nesterov=nesterov, ns_dtype=torch.bfloat16, **HYPER)
+    exact = reference_muon([w.double() for w in weights], [[g.double() for g in s] for s in grads],
+                           nesterov=nesterov, ns_dtype=torch.float64, **HYPER)
+    for i, (w, o, p, e) in enumerate(zip(weights, ours, published, exact)):
+        assert_close_3way(f"weight {i} {tuple(w.shape)}", o - w, p - w, e - w.double())
+        # the momentum is plain fp32 arithmetic on the same gradients: the same bits
+        buf = opt.state[opt.param_groups[0]['params'][i]]['momentum_buffer']
+        want = torch.zeros_like(w)
+        for s in grads:
+            want.lerp_(s[i], 1 - HYPER['momentum'])
+        assert torch.equal(buf, want)
+
+
+def test_adamw_groups_match_torch_adamw(device):
+    """Embedding-like matrices and gains in muon=False groups step as torch's AdamW does
+    (its fused kernel on CUDA, foreach elsewhere, as ours)."""
+    weights, grads = matrices_and_grads([(65, 32), (32,), (7,)], 3, device)
+    hyper = dict(lr=1e-3, betas=(0.9, 0.99), eps=1e-8)
+    groups = lambda ps: [dict(params=ps[:1], weight_decay=0.1), dict(params=ps[1:], weight_decay=0.0)]
+    ours = [torch.nn.Parameter(w.clone()) for w in weights]
+    theirs = [torch.nn.Parameter(w.clone()) for w in weights]
+    opt = Muon([dict(g, muon=False) for g in groups(ours)], **hyper)
+    ref = torch.optim.AdamW(groups(theirs), **hyper, **({'fused': True} if CUDA else {'foreach': True}))
+    for step_grads in grads:
+        for ps, o in ((ours, opt), (theirs, ref)):
+            for p, g in zip(ps, step_grads):
+                p.grad = g.clone()
+            o.step()
+    for o, t in zip(ours, theirs):
+        torch.testing.assert_close(o, t, rtol=0, atol=0)
+
+
+def test_state_dict_round_trip(device):
+    """A checkpointed optimizer continues as the original does, Muon and AdamW state alike."""
+    weights, grads = matrices_and_grads([(24, 72), (72, 24), (16,)], 4, device)
+
+    def make(ws):
+        ps = [torch.nn.Parameter(w.clone()) for w in ws]
+        return ps, Muon([dict(params=ps[:2]), dict(params=ps[2:], muon=False, lr=1e-3, weight_decay=0.0)],
+                        backend="torch")
+
+    def step(ps, opt, step_grads):
+        for p, g in zip(ps, step_grads):
+            p.grad = g.clone()
+        opt.step()
+
+    ps, opt = make(weights)
+    for s in grads:
+        step(ps, opt, s)
+    resumed, opt2 = make(weights)
+    ps_half, opt_half = make(weights)
+    for s in grads[:2]:
+        step(ps_half, opt_half, s)
+    with torch.no_grad():
+        for r, h in zip(resumed, ps_half):
+            r.copy_(h)
+    opt2.load_state_dict(opt_half.state_dict())
+    for s in grads[2:]:
+        step(resumed, opt2, s)
+    for a, b in zip(ps, resumed):
+        assert torch.equal(a, b)
+
+
+def test_muon_takes_matrices_only(device):
+    with pytest.raises(ValueError, match="2-D weight matrices only"):
+        Muon([dict(params=[torch.nn.Parameter(torch.randn(8, device=device))])])
+
+
+def _ddp_rank(rank, world, rendezvous, weights, grads, out):
+    dist.init_process_group("gloo", init_method=f"file://{rendezvous}", rank=rank, world_size=world)
+    try:
+        ours, _ = our_muon(weights, grads, "torch", **HYPER)
+        torch.save(ours, f"{out}.{rank}")
+    finally:
+        dist.destroy_process_group()
+
+
+def test_ddp_shares_give_the_single_process_step(tmp_path):
+    """Two gloo ranks on the CPU, each orthogonalising its share of every stack (3 matrices of
+    one shape: 2 and 1; one matrix alone: 1 and none), end with the weights that one
+    process gets, on both ranks."""
+    weights, grads = matrices_and_grads([(24, 72), (72, 24), (24, 72), (40, 40), (33, 50), (50, 33)], 2, "cpu")
+    mp.spawn(_ddp_rank, args=(2, tmp_path / "rendezvous", weights, grads, tmp_path / "out"), nprocs=2)
+    single, _ = our_muon(weights, grads, "torch", **HYPER)
+    for rank in range(2):
+        got = torch.load(f"{tmp_path / 'out'}.{rank}", weights_only=True)
+        for i, (g, s) in enumerate(zip(got, single)):
+            assert torch.equal(g, s), f"rank {rank}, weight {i}: differs from the single-process step"
