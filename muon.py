@@ -16,7 +16,9 @@ take AdamW (the groups with muon=False).
 The work is the Newton-Schulz iteration, and three things keep it small:
 - matrices of one shape (a tall one transposed to its wide form, as newton_schulz would
   do anyway) are orthogonalised as one stack: GPT-2's 48 block matrices are three
-  stacks, each a few kernel launches per iteration step (kernels/newton_schulz.py);
+  stacks, each a few kernel launches per iteration step (kernels/newton_schulz.py).
+  The momentum and the stacking are one launch per stack, and so is applying the
+  result to the weights (kernels/muon_update.py);
 - under DDP, each of the W ranks orthogonalises a 1/W share of each stack and the
   results are all-gathered (bf16), so every rank applies the same update for 1/W of the
   work. The momentum is kept for every matrix on every rank (the gradients are the same
@@ -28,11 +30,6 @@ import torch.distributed as dist
 from torch.optim.adamw import adamw
 
 import kernels
-
-
-def _wide(t):
-    """A matrix as its wide form (rows <= cols): its transpose if it is tall (a view)."""
-    return t.mT if t.size(-2) > t.size(-1) else t
 
 
 class Muon(torch.optim.Optimizer):
@@ -71,40 +68,32 @@ class Muon(torch.optim.Optimizer):
         return loss
 
     def _muon_step(self, group, params):
-        mu, lr = group['momentum'], group['lr']
         for p in params:
             if not self.state[p]:
                 self.state[p]['momentum_buffer'] = torch.zeros_like(p)
-        grads = [p.grad for p in params]
-        bufs = [self.state[p]['momentum_buffer'] for p in params]
-        torch._foreach_lerp_(bufs, grads, 1 - mu)
-        if group['nesterov']:  # the gradient's memory takes U: it is not read again
-            torch._foreach_lerp_(grads, bufs, mu)
-        updates = grads if group['nesterov'] else bufs
-        if group['weight_decay']:
-            torch._foreach_mul_(params, 1 - lr * group['weight_decay'])
         stacks = {}
-        for p, u in zip(params, updates):
-            stacks.setdefault(_wide(p).shape, []).append((p, u))
+        for p in params:
+            stacks.setdefault(tuple(sorted(p.shape)), []).append(p)  # a tall one joins its wide form
         for members in stacks.values():
-            for (p, _), o in zip(members, self._orthogonalise([u for _, u in members], group['ns_steps'])):
-                p.add_(o.mT if p.size(0) > p.size(1) else o, alpha=-lr * max(1, p.size(0) / p.size(1)) ** 0.5)
+            U = kernels.muon_momentum([p.grad for p in members], [self.state[p]['momentum_buffer'] for p in members],
+                                      group['momentum'], group['nesterov'], backend=self.backend)
+            O = self._orthogonalise(U, group['ns_steps'])
+            kernels.muon_apply(members, O, group['lr'], group['weight_decay'], backend=self.backend)
 
-    def _orthogonalise(self, updates, steps):
-        """newton_schulz of each same-shape (wide form) matrix, as one stack; under DDP this
-        rank's share of the stack, then everyone's results gathered. (len, rows, cols) bf16."""
+    def _orthogonalise(self, U, steps):
+        """newton_schulz of each matrix of the (B, M, N) stack U; under DDP this rank's share
+        of the stack, then everyone's results gathered."""
         if not (dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1):
-            return kernels.newton_schulz(torch.stack([_wide(u) for u in updates]), steps, backend=self.backend)
+            return kernels.newton_schulz(U, steps, backend=self.backend)
         rank, world = dist.get_rank(), dist.get_world_size()
-        share = -(-len(updates) // world)  # matrices per rank; the last ranks may have fewer, or none
-        mine = [_wide(u) for u in updates[rank * share:(rank + 1) * share]]
-        rows, cols = _wide(updates[0]).shape
-        out = torch.zeros(share, rows, cols, device=updates[0].device, dtype=torch.bfloat16)
-        if mine:
-            out[:len(mine)] = kernels.newton_schulz(torch.stack(mine), steps, backend=self.backend)
-        gathered = out.new_empty(share * world, rows, cols)
+        share = -(-len(U) // world)  # matrices per rank; the last ranks may have fewer, or none
+        out = U.new_zeros(share, *U.shape[1:])
+        mine = U[rank * share:(rank + 1) * share]
+        if len(mine):
+            out[:len(mine)] = kernels.newton_schulz(mine, steps, backend=self.backend)
+        gathered = out.new_empty(share * world, *U.shape[1:])
         dist.all_gather_into_tensor(gathered, out)
-        return gathered[:len(updates)]
+        return gathered[:len(U)]
 
     def _adamw_step(self, group, params):
         for p in params:

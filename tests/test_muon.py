@@ -4,7 +4,6 @@ Tests of muon.Muon: its steps against the published algorithm written out per ma
 against the same steps in float64; its AdamW groups against torch.optim.AdamW; and the
 DDP path (each rank orthogonalises a share, results all-gathered) against one process.
 """
-import os
 
 import pytest
 import torch
@@ -69,12 +68,14 @@ def test_steps_match_published_muon(backend, nesterov, device):
                            nesterov=nesterov, ns_dtype=torch.float64, **HYPER)
     for i, (w, o, p, e) in enumerate(zip(weights, ours, published, exact)):
         assert_close_3way(f"weight {i} {tuple(w.shape)}", o - w, p - w, e - w.double())
-        # the momentum is plain fp32 arithmetic on the same gradients: the same bits
+        # the momentum is fp32 lerps of the same gradients: PyTorch's bits, the kernel's within an ulp or two
         buf = opt.state[opt.param_groups[0]['params'][i]]['momentum_buffer']
         want = torch.zeros_like(w)
         for s in grads:
             want.lerp_(s[i], 1 - HYPER['momentum'])
-        assert torch.equal(buf, want)
+        if backend == "torch":
+            assert torch.equal(buf, want)
+        torch.testing.assert_close(buf, want, rtol=0, atol=4 * torch.finfo(torch.float32).eps * want.abs().max().item())
 
 
 def test_adamw_groups_match_torch_adamw(device):
