@@ -423,8 +423,10 @@ elif linear_ce and not tune:
 # 5. optimizer -----------------------------------------------------------------------
 def optimizer_rows():
     """For each optimizer, on the model with kernels='auto' (compiled on the GPU): the whole
-    training step, the optimizer's step alone (eager, as train.py runs it; launch gaps
-    included), its share; and for Muon the Newton-Schulz stacks alone."""
+    training step; what the optimizer adds to it (the step minus forward+backward alone:
+    inside a step its launches queue behind the backward's kernels); its step alone
+    (eager, as train.py runs it, on an idle queue, so every launch gap shows); and for
+    Muon the Newton-Schulz stacks alone."""
     torch.manual_seed(seed)
     model = GPT(gptconf, kernels='auto', device_type=device).to(device)
     step_model = torch.compile(model) if cuda else model
@@ -432,7 +434,7 @@ def optimizer_rows():
     choices = {'AdamW': None, 'Muon, Newton-Schulz in PyTorch': muon('torch')}
     if cuda and kernels.TRITON_AVAILABLE:
         choices['Muon, Newton-Schulz in Triton'] = muon('triton')
-    rows, out = [], {}
+    rows, out, fwd_bwd_ms = [], {}, None
     for name, setting in choices.items():
         print(f"  {name}...", flush=True)
         optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=setting)
@@ -447,6 +449,8 @@ def optimizer_rows():
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
         step_ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
+        if fwd_bwd_ms is None:
+            fwd_bwd_ms = time_ms(lambda: (forward_backward(), model.zero_grad(set_to_none=True)), timed_steps)
         forward_backward()  # gradients for the optimizer's step alone
         opt_ms = time_ms(optimizer.step, timed_steps)
         optimizer.zero_grad(set_to_none=True)
@@ -458,8 +462,10 @@ def optimizer_rows():
                 shapes[shape] = shapes.get(shape, 0) + 1
             stacks = [torch.randn(n, *shape, device=device) for shape, n in shapes.items()]
             ns_ms = time_ms(lambda: [kernels.newton_schulz(s, backend=optimizer.backend) for s in stacks], timed_steps)
-        out[name] = dict(step_ms=step_ms, optimizer_ms=opt_ms, share=opt_ms / step_ms, newton_schulz_ms=ns_ms)
-        rows.append([name, f"{step_ms:.2f}", f"{opt_ms:.2f}", f"{100 * opt_ms / step_ms:.1f}%",
+        added = step_ms - fwd_bwd_ms
+        out[name] = dict(step_ms=step_ms, forward_backward_ms=fwd_bwd_ms, added_ms=added, share=added / step_ms,
+                         optimizer_alone_ms=opt_ms, newton_schulz_ms=ns_ms)
+        rows.append([name, f"{step_ms:.2f}", f"{added:.2f}", f"{100 * added / step_ms:.1f}%", f"{opt_ms:.2f}",
                      '' if ns_ms is None else f"{ns_ms:.2f}"])
         del optimizer
     return rows, out
@@ -468,9 +474,10 @@ if optim and not tune:
     print("optimizer step...", flush=True)
     rows, results['optimizer'] = optimizer_rows()
     table(f"Optimizer, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}: the whole "
-          f"training step (kernels='auto'{', compiled' if cuda else ''}) with each optimizer, its step alone (eager, "
-          f"median of {timed_steps}) and share of the training step, ms",
-          ['optimizer', 'train step', 'optimizer step', 'share', 'of which Newton-Schulz'], rows)
+          f"training step (kernels='auto'{', compiled' if cuda else ''}) with each optimizer, what the optimizer adds to "
+          f"it (over forward+backward alone, {results['optimizer'][next(iter(results['optimizer']))]['forward_backward_ms']:.2f} "
+          f"ms) and its share; the optimizer's step alone (eager, idle queue); medians of {timed_steps}, ms",
+          ['optimizer', 'train step', 'optimizer adds', 'share', 'step alone', 'Newton-Schulz alone'], rows)
 
 # 6. tuning (--tune=True) ---------------------------------------------------------
 def tune_spaces():
