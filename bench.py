@@ -464,7 +464,10 @@ def optimizer_rows():
             ns_ms = time_ms(lambda: [kernels.newton_schulz(s, backend=optimizer.backend) for s in stacks], timed_steps)
         added = step_ms - fwd_bwd_ms
         out[name] = dict(step_ms=step_ms, forward_backward_ms=fwd_bwd_ms, added_ms=added, share=added / step_ms,
-                         optimizer_alone_ms=opt_ms, newton_schulz_ms=ns_ms)
+                         optimizer_alone_ms=opt_ms, newton_schulz_ms=ns_ms,
+                         cuda_graph_replays=getattr(optimizer, 'graph_replays', None))
+        if getattr(optimizer, 'graphs', None) is not None:
+            print(f"  {optimizer.graph_replays} Muon steps replayed from CUDA graphs")
         rows.append([name, f"{step_ms:.2f}", f"{added:.2f}", f"{100 * added / step_ms:.1f}%", f"{opt_ms:.2f}",
                      '' if ns_ms is None else f"{ns_ms:.2f}"])
         del optimizer

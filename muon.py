@@ -23,13 +23,23 @@ The work is the Newton-Schulz iteration, and three things keep it small:
   results are all-gathered (bf16), so every rank applies the same update for 1/W of the
   work. The momentum is kept for every matrix on every rank (the gradients are the same
   there after DDP's all-reduce): a checkpoint from rank 0 holds all of the state;
-- the AdamW groups take torch's fused AdamW on CUDA (one kernel for the lot).
+- the AdamW groups take torch's fused AdamW on CUDA (one kernel for the lot);
+- on one CUDA GPU, each Muon group's work (about 60 launches for GPT-2) is replayed as one
+  CUDA graph: eager, the GPU waits on the launches. A graph bakes in the addresses of the
+  gradients, buffers and weights. In a training loop they repeat once the caching
+  allocator has settled, every step or every other step (train.py's gradients alternate
+  between two sets of blocks): a step runs eagerly the first time its addresses are seen,
+  is captured the second time, and is replayed from then on.
 """
 import torch
 import torch.distributed as dist
 from torch.optim.adamw import adamw
 
 import kernels
+
+
+def _world_size():
+    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
 
 
 class Muon(torch.optim.Optimizer):
@@ -39,7 +49,7 @@ class Muon(torch.optim.Optimizer):
     resolved once here."""
 
     def __init__(self, param_groups, lr=0.02, momentum=0.95, nesterov=True, ns_steps=5, weight_decay=0.0,
-                 betas=(0.9, 0.95), eps=1e-8, backend='auto'):
+                 betas=(0.9, 0.95), eps=1e-8, backend='auto', cuda_graphs=True):
         defaults = dict(muon=True, lr=lr, momentum=momentum, nesterov=nesterov, ns_steps=ns_steps,
                         weight_decay=weight_decay, betas=betas, eps=eps)
         super().__init__(param_groups, defaults)
@@ -54,6 +64,9 @@ class Muon(torch.optim.Optimizer):
         if backend == 'triton' and reason:
             raise ValueError(f"Muon: backend='triton' cannot run: {reason}")
         self.backend = 'torch' if backend == 'torch' or reason else 'triton'
+        # per Muon group: {'lr': the lr its graphs read, 'pool': their memory, 'seen': {addresses and settings: graph or None}}
+        self.graphs = {} if cuda_graphs and device_type == 'cuda' and self.backend == 'triton' else None
+        self.graph_replays = 0
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -74,16 +87,47 @@ class Muon(torch.optim.Optimizer):
         stacks = {}
         for p in params:
             stacks.setdefault(tuple(sorted(p.shape)), []).append(p)  # a tall one joins its wide form
-        for members in stacks.values():
+        stacks = list(stacks.values())
+        if self.graphs is None or _world_size() > 1:
+            return self._muon_update(stacks, group, group['lr'])
+        baked = (tuple((p.grad.data_ptr(), self.state[p]['momentum_buffer'].data_ptr(), p.data_ptr()) for p in params),
+                 group['momentum'], group['nesterov'], group['ns_steps'], group['weight_decay'])
+        cache = self.graphs.get(id(group))
+        if cache is None:  # the graphs of one group run one after another: they can share their memory
+            cache = self.graphs[id(group)] = dict(lr=torch.zeros((), device=params[0].device),
+                                                  pool=torch.cuda.graph_pool_handle(), seen={})
+        graph = cache['seen'].get(baked)
+        if graph:
+            cache['lr'].fill_(group['lr'])
+            graph.replay()
+            self.graph_replays += 1
+            return
+        self._muon_update(stacks, group, group['lr'])  # this step eagerly
+        if baked not in cache['seen']:
+            if len(cache['seen']) >= 8:  # addresses that do not repeat
+                cache['seen'].clear()
+            cache['seen'][baked] = None
+            return
+        graph, side = torch.cuda.CUDAGraph(), torch.cuda.Stream()  # seen twice: capture it for the next time
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # not torch.cuda.graph(): it empties the allocator's cache, which moves
+            graph.capture_begin(cache['pool'])  # the next step's gradients to new addresses
+            self._muon_update(stacks, group, cache['lr'])
+            graph.capture_end()
+        torch.cuda.current_stream().wait_stream(side)
+        cache['seen'][baked] = graph
+
+    def _muon_update(self, stacks, group, lr):
+        for members in stacks:
             U = kernels.muon_momentum([p.grad for p in members], [self.state[p]['momentum_buffer'] for p in members],
                                       group['momentum'], group['nesterov'], backend=self.backend)
             O = self._orthogonalise(U, group['ns_steps'])
-            kernels.muon_apply(members, O, group['lr'], group['weight_decay'], backend=self.backend)
+            kernels.muon_apply(members, O, lr, group['weight_decay'], backend=self.backend)
 
     def _orthogonalise(self, U, steps):
         """newton_schulz of each matrix of the (B, M, N) stack U; under DDP this rank's share
         of the stack, then everyone's results gathered."""
-        if not (dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1):
+        if _world_size() == 1:
             return kernels.newton_schulz(U, steps, backend=self.backend)
         rank, world = dist.get_rank(), dist.get_world_size()
         share = -(-len(U) // world)  # matrices per rank; the last ranks may have fewer, or none

@@ -111,17 +111,19 @@ def _muon_apply_kernel(
     TABLE,  # (2, B) int64: per matrix its weight's address, and 1 if it is tall
     P,      # the first weight: every weight's pointer type
     O,      # (B, M, N) bf16: the orthogonalised updates in their wide form
-    B, M, N,
-    alpha_wide, alpha_tall, decay,  # -lr, -lr (N / M)^0.5, 1 - lr wd
+    LR,     # () fp32: the learning rate, read here so that a CUDA graph of the step takes each step's
+    B, M, N, weight_decay,
+    TALL_SCALE,  # (N / M)^0.5, a tall weight's factor
     BLOCK: tl.constexpr,
 ):
     t, b = tl.program_id(0), tl.program_id(1)
     p = tl.load(TABLE + b).to(P.dtype)
     O += b.to(tl.int64) * M * N
+    lr = tl.load(LR)
     if tl.load(TABLE + B + b) != 0:  # a tall weight: N x M in memory
-        _apply_tile(p, O, N, M, t, alpha_tall, decay, True, BLOCK)
+        _apply_tile(p, O, N, M, t, -lr * TALL_SCALE, 1.0 - lr * weight_decay, True, BLOCK)
     else:
-        _apply_tile(p, O, M, N, t, alpha_wide, decay, False, BLOCK)
+        _apply_tile(p, O, M, N, t, -lr, 1.0 - lr * weight_decay, False, BLOCK)
 
 
 BLOCK, NUM_WARPS = (16, 4) if INTERPRET else (64, 8)
@@ -137,13 +139,21 @@ def _checked(name, tensors):
     return (M, N), None
 
 
+_tables = {}
+
+
 def _table(rows, device):
-    """A small int64 table on the device without waiting for it: copied from pinned memory
-    (a copy from pageable memory would wait for the GPU's queue)."""
-    table = torch.tensor(rows, dtype=torch.int64)
-    if device.type == "cuda":
-        return table.pin_memory().to(device, non_blocking=True)
-    return table
+    """A small int64 table on the device, made once per content: the addresses of a
+    training run's tensors repeat from step to step (the caching allocator hands out the
+    same blocks), and a CUDA graph of a step reads the table it was captured with.
+    Copied from pinned memory: a copy from pageable memory would wait for the GPU."""
+    key = (device, tuple(map(tuple, rows)))
+    if key not in _tables:
+        if len(_tables) >= 64:  # addresses that stopped repeating: start afresh
+            _tables.clear()
+        table = torch.tensor(rows, dtype=torch.int64)
+        _tables[key] = table.pin_memory().to(device, non_blocking=True) if device.type == "cuda" else table
+    return _tables[key]
 
 
 def _grid(M, N, B):
@@ -171,13 +181,15 @@ def muon_momentum(grads, bufs, momentum, nesterov=True, backend="auto"):
 @torch.no_grad()
 def muon_apply(params, O, lr, weight_decay=0.0, backend="auto"):
     """W_i <- (1 - lr wd) W_i - lr max(1, rows/cols)^0.5 O[i], in place, for each weight
-    W_i of `params` and its orthogonalised update O[i] ((B, M, N), wide forms)."""
+    W_i of `params` and its orthogonalised update O[i] ((B, M, N), wide forms). lr: a
+    float, or a 0-d fp32 tensor on the device (what a CUDA graph of the step reads)."""
     shape, limit = _checked("muon_apply", list(params))
     if shape and (O.shape != (len(params), *shape) or not O.is_contiguous()):
         shape, limit = None, f"muon_apply: updates {tuple(O.shape)} are not a contiguous ({len(params)}, M, N) stack"
     if not use_triton("muon_apply", backend, params[0], O, limit=limit):
-        return muon_apply_ref(params, O, lr, weight_decay)
+        return muon_apply_ref(params, O, float(lr), weight_decay)
     (M, N), B = shape, len(params)
     table = _table([[p.data_ptr() for p in params], [int(p.size(0) > p.size(1)) for p in params]], params[0].device)
-    _muon_apply_kernel[_grid(M, N, B)](table, params[0], O, B, M, N, -lr, -lr * (N / M) ** 0.5, 1 - lr * weight_decay,
+    lr = lr if torch.is_tensor(lr) else torch.full((), lr, device=O.device)  # a fill kernel, no copy to wait on
+    _muon_apply_kernel[_grid(M, N, B)](table, params[0], O, lr, B, M, N, weight_decay, (N / M) ** 0.5,
                                       BLOCK=BLOCK, num_warps=NUM_WARPS)

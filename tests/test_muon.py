@@ -153,3 +153,31 @@ def test_ddp_shares_give_the_single_process_step(tmp_path):
         got = torch.load(f"{tmp_path / 'out'}.{rank}", weights_only=True)
         for i, (g, s) in enumerate(zip(got, single)):
             assert torch.equal(g, s), f"rank {rank}, weight {i}: differs from the single-process step"
+
+
+@pytest.mark.skipif(not CUDA, reason="CUDA graphs need a GPU (this runs in the device tool's CUDA test run)")
+@pytest.mark.parametrize("period", [1, 2], ids=["same-addresses", "two-sets"])
+def test_cuda_graph_steps_equal_eager_steps(period):
+    """Steps replayed from CUDA graphs give the same bits as eager steps, with the gradients
+    at the same addresses every step or alternating between two sets of addresses (as
+    train.py's do), each set eager the first time, captured the second, replayed after."""
+    weights, grads = matrices_and_grads([(768, 3072), (3072, 768), (768, 768), (33, 50)], 6, "cuda")
+    slot_sets = [[torch.empty_like(w) for w in weights] for _ in range(period)]
+
+    def run(cuda_graphs):
+        params = [torch.nn.Parameter(w.clone()) for w in weights]
+        opt = Muon([dict(params=params)], backend="triton", cuda_graphs=cuda_graphs, **HYPER)
+        for step, step_grads in enumerate(grads):
+            for p, slot, g in zip(params, slot_sets[step % period], step_grads):
+                slot.copy_(g)
+                p.grad = slot
+            for group in opt.param_groups:
+                group['lr'] = HYPER['lr'] * (1 - 0.1 * step)  # a schedule: the graphs read each step's lr
+            opt.step()
+        return [p.detach() for p in params], opt
+
+    eager, _ = run(False)
+    graphed, opt = run(True)
+    assert opt.graph_replays == {1: 4, 2: 2}[period]  # after eager + capture (period 1: steps 0, 1; 2: steps 0 to 3)
+    for e, g in zip(eager, graphed):
+        assert torch.equal(e, g)
