@@ -89,33 +89,38 @@ class Muon(torch.optim.Optimizer):
             stacks.setdefault(tuple(sorted(p.shape)), []).append(p)  # a tall one joins its wide form
         stacks = list(stacks.values())
         if self.graphs is None or _world_size() > 1:
-            return self._muon_update(stacks, group, group['lr'])
+            self._muon_update(stacks, group, group['lr'])
+        else:
+            self._muon_update_graphed(stacks, group, params)
+
+    def _muon_update_graphed(self, stacks, group, params):
+        """_muon_update, replayed from the CUDA graph of these addresses and settings if
+        there is one; else eagerly, and captured if they have been seen before."""
         baked = (tuple((p.grad.data_ptr(), self.state[p]['momentum_buffer'].data_ptr(), p.data_ptr()) for p in params),
                  group['momentum'], group['nesterov'], group['ns_steps'], group['weight_decay'])
         cache = self.graphs.get(id(group))
         if cache is None:  # the graphs of one group run one after another: they can share their memory
             cache = self.graphs[id(group)] = dict(lr=torch.zeros((), device=params[0].device),
                                                   pool=torch.cuda.graph_pool_handle(), seen={})
-        graph = cache['seen'].get(baked)
-        if graph:
+        if cache['seen'].get(baked):
             cache['lr'].fill_(group['lr'])
-            graph.replay()
+            cache['seen'][baked][0].replay()
             self.graph_replays += 1
             return
-        self._muon_update(stacks, group, group['lr'])  # this step eagerly
+        self._muon_update(stacks, group, group['lr'])
         if baked not in cache['seen']:
             if len(cache['seen']) >= 8:  # addresses that do not repeat
                 cache['seen'].clear()
             cache['seen'][baked] = None
             return
-        graph, side = torch.cuda.CUDAGraph(), torch.cuda.Stream()  # seen twice: capture it for the next time
+        graph, side = torch.cuda.CUDAGraph(), torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):  # not torch.cuda.graph(): it empties the allocator's cache, which moves
             graph.capture_begin(cache['pool'])  # the next step's gradients to new addresses
             self._muon_update(stacks, group, cache['lr'])
             graph.capture_end()
         torch.cuda.current_stream().wait_stream(side)
-        cache['seen'][baked] = graph
+        cache['seen'][baked] = (graph, kernels.muon_update_tables())  # the address tables the graph reads stay alive
 
     def _muon_update(self, stacks, group, lr):
         for members in stacks:

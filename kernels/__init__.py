@@ -12,4 +12,4 @@ from kernels.gelu import gelu, gelu_ref
 from kernels.attention import flash_attention, flash_attention_ref
 from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref
 from kernels.newton_schulz import newton_schulz, newton_schulz_ref
-from kernels.muon_update import muon_momentum, muon_momentum_ref, muon_apply, muon_apply_ref
+from kernels.muon_update import muon_momentum, muon_momentum_ref, muon_apply, muon_apply_ref, muon_update_tables

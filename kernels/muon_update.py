@@ -156,6 +156,12 @@ def _table(rows, device):
     return _tables[key]
 
 
+def muon_update_tables():
+    """The address tables made so far. A CUDA graph that captured these kernels reads its
+    tables at every replay: it must hold on to them (the cache may let them go)."""
+    return tuple(_tables.values())
+
+
 def _grid(M, N, B):
     return (triton.cdiv(M, BLOCK) * triton.cdiv(N, BLOCK), B)
 
