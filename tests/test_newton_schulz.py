@@ -24,9 +24,10 @@ SHAPES = [(40, 40), (24, 72), (72, 24), (3, 33, 50), (1, 50)] + (
 shape_id = lambda s: "x".join(map(str, s))
 
 
+@pytest.mark.parametrize("scaled", [False, True], ids=["", "scaled"])
 @pytest.mark.parametrize("with_c", [False, True], ids=["XXt", "cXXt+bC+aI"])
 @pytest.mark.parametrize("shape", GRAM_SHAPES, ids=shape_id)
-def test_gram_matches_reference(shape, with_c, device):
+def test_gram_matches_reference(shape, with_c, scaled, device):
     X = torch.randn(shape, device=device).bfloat16()
     a, b, c = NS.COEFFICIENTS
     alpha, beta, gamma = (c, b, a) if with_c else (1.0, 0.0, 0.0)
@@ -34,10 +35,13 @@ def test_gram_matches_reference(shape, with_c, device):
     if with_c:  # a symmetric C, as A = X X^T is
         S = torch.randn(shape[0], shape[1], shape[1], device=device)
         C = (S + S.mT).bfloat16()
-    got = NS.newton_schulz_gram(X, alpha, C, beta, gamma)
+    # a scale per matrix, squared for X X^T (as the first step's 1 / norm is)
+    scale, power = (torch.rand(shape[0], device=device) + 0.5, 1 if with_c else 2) if scaled else (None, 1)
+    got = NS.newton_schulz_gram(X, alpha, C, beta, gamma, scale, power)
     eye = torch.eye(shape[1], device=device)
-    want = alpha * X @ X.mT + (beta * C + gamma * eye if with_c else 0)
-    ref = alpha * X.double() @ X.double().mT + (beta * C.double() + gamma * eye.double() if with_c else 0)
+    s = scale.double()[:, None, None] ** power if scaled else 1.0
+    want = s * (alpha * X.float() @ X.float().mT + (beta * C.float() + gamma * eye if with_c else 0))
+    ref = s * (alpha * X.double() @ X.double().mT + (beta * C.double() + gamma * eye.double() if with_c else 0))
     assert torch.equal(got, got.mT), "the mirrored tiles must make an exactly symmetric result"
     assert_close_3way("gram", got, want.bfloat16(), ref)
 
