@@ -44,28 +44,45 @@ ARCH_OPS = {
     'llama': ('rms_norm', 'rotary', 'swiglu', 'attention', 'cross_entropy'),
 }
 TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention', 'cross_entropy')
-# Ops that kernels='auto' leaves to PyTorch, measured faster there (docs/benchmarks.md):
-# Attention: our Triton kernel wins forward + backward at GPT-2's shape on the H100 (1.04x
-# SDPA; 1.18x with GQA 12/4 heads) but loses the forward alone (0.98x) and at head dim 128
-# with long sequences (0.75x), so until the choice is measured per shape, SDPA stays.
-# kernels='triton' takes the kernel.
-AUTO_KEEPS_TORCH = ('attention',)
+# Ops that kernels='auto' leaves to PyTorch, measured faster there (docs/benchmarks.md), until
+# issue 7's per-shape measurement replaces this list:
+# - attention: our Triton kernel wins forward + backward at GPT-2's shape on the H100 (1.04x
+#   SDPA; 1.18x with GQA 12/4 heads) but loses the forward alone (0.98x) and at head dim 128
+#   with long sequences (0.75x);
+# - layer_norm, gelu: in GPT-2 124M's whole training step on the H100 the Triton LayerNorm
+#   and GELU cost 3.3 ms compiled (30.70 vs 27.42 ms) and 10 ms eager (45.20 vs 35.05 ms)
+#   against PyTorch's (docs/runs/2026-11-22-issue5-s2/steps_ce.py).
+# kernels='triton' takes the kernels.
+AUTO_KEEPS_TORCH = ('attention', 'layer_norm', 'gelu')
+# Per-op overrides (the scripts' use_triton_<name> settings): True or False decides the op,
+# whatever `kernels` says; None follows it. 'mlp' is the MLP's activation, GELU or SwiGLU.
+OVERRIDES = {'layer_norm': ('layer_norm',), 'rms_norm': ('rms_norm',), 'rotary': ('rotary',),
+             'mlp': ('gelu', 'swiglu'), 'attention': ('attention',), 'cross_entropy': ('cross_entropy',)}
 
-def pick_kernels(setting, arch, device_type, dropout=0.0):
+def pick_kernels(setting, arch, device_type, dropout=0.0, overrides=None):
     """({op: 'triton' | 'torch'} for the ops of `arch`, why Triton cannot run here or None),
     decided once for the whole model. setting: 'auto' (Triton where it can run and is the
-    faster, see AUTO_KEEPS_TORCH), 'triton' (or fail now), 'torch'. The Triton attention
-    has no dropout: with dropout > 0, 'triton' fails."""
+    faster, see AUTO_KEEPS_TORCH), 'triton' (or fail now), 'torch'; overrides: {name in
+    OVERRIDES: True | False | None}, which win over the setting. The Triton attention has no
+    dropout: asking for it with dropout > 0 fails."""
     if setting not in kernels.BACKENDS:
         raise ValueError(f"kernels must be one of {kernels.BACKENDS}, got {setting!r}")
+    overrides = {name: v for name, v in (overrides or {}).items() if v is not None}
+    if set(overrides) - set(OVERRIDES):
+        raise ValueError(f"unknown kernel overrides {sorted(set(overrides) - set(OVERRIDES))}: the ops are {tuple(OVERRIDES)}")
     reason = kernels.backend.why_not_triton_on(device_type)
-    if setting == 'triton' and reason:
-        raise ValueError(f"kernels='triton' cannot run: {reason}")
-    if setting == 'triton' and dropout > 0:
-        raise ValueError(f"kernels='triton' cannot run: the Triton attention has no dropout (dropout={dropout})")
-    use_triton = lambda op: op in TRITON_OPS and (
-        setting == 'triton' or (setting == 'auto' and reason is None and op not in AUTO_KEEPS_TORCH))
-    return {op: 'triton' if use_triton(op) else 'torch' for op in ARCH_OPS[arch]}, reason
+    impl = {}
+    for op in ARCH_OPS[arch]:
+        name = next((n for n in overrides if op in OVERRIDES[n]), None)
+        use = overrides[name] if name else setting == 'triton' or (
+            setting == 'auto' and reason is None and op not in AUTO_KEEPS_TORCH)
+        asked = f"use_triton_{name}=True" if name else "kernels='triton'"
+        if use and reason:
+            raise ValueError(f"{asked} cannot run: {reason}")
+        if use and op == 'attention' and dropout > 0:
+            raise ValueError(f"{asked} cannot run: the Triton attention has no dropout (dropout={dropout})")
+        impl[op] = 'triton' if use and op in TRITON_OPS else 'torch'
+    return impl, reason
 
 # The norms take the residual stream x and the last sublayer's output, not yet added
 # to it, and return (norm(x + update), x + update): the add rides along with the
@@ -185,13 +202,13 @@ class Block(nn.Module):
 
 class GPT(nn.Module):
 
-    def __init__(self, config, kernels='auto', device_type=None):
+    def __init__(self, config, kernels='auto', device_type=None, overrides=None):
         super().__init__()
         if config.arch not in ARCH_OPS:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
         self.config = config
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
-        self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout)
+        self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
               + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else ""))
 

@@ -22,7 +22,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from model import GPTConfig, GPT, gpu_peak_flops
+from model import GPTConfig, GPT, OVERRIDES, gpu_peak_flops
 from configurator import configure
 
 # -----------------------------------------------------------------------------
@@ -54,7 +54,15 @@ n_embd = 768
 dropout = 0.0
 bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
-kernels = 'auto'  # 'auto' (Triton where it can run), 'triton' or 'torch'
+kernels = 'auto'  # 'auto' (Triton where it can run and was measured faster), 'triton' or 'torch'
+# per-op overrides: True or False decides the op whatever `kernels` says, None follows it
+use_triton_layer_norm = None
+use_triton_rms_norm = None
+use_triton_rotary = None
+use_triton_mlp = None  # the MLP's GELU or SwiGLU
+use_triton_attention = None
+use_triton_cross_entropy = None
+use_triton_newton_schulz = None  # Muon's kernels (optimizer='muon')
 # optimizer: 'adamw' for everything, or 'muon': Muon (muon.py) for the blocks' weight matrices,
 # AdamW for the embeddings (= the LM head) and the gains and biases
 optimizer = 'adamw'
@@ -178,7 +186,8 @@ if init_from == 'resume':
 elif init_from != 'scratch':
     fail(f"init_from must be 'scratch' or 'resume', got {init_from!r}")
 try:
-    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type)
+    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type,
+                overrides={name: config[f'use_triton_{name}'] for name in OVERRIDES})
 except ValueError as e:
     fail(e)
 if checkpoint is not None:
@@ -193,9 +202,14 @@ model.to(device)
 scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
 if optimizer not in ('adamw', 'muon'):
     fail(f"optimizer must be 'adamw' or 'muon', got {optimizer!r}")
+ns_backend = kernels if use_triton_newton_schulz is None else 'triton' if use_triton_newton_schulz else 'torch'
 muon = None if optimizer == 'adamw' else dict(lr=muon_lr, momentum=muon_momentum, weight_decay=muon_weight_decay,
-                                              embed_lr=embed_lr or learning_rate, scalar_lr=scalar_lr or learning_rate)
-optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type, muon=muon)
+                                              embed_lr=embed_lr or learning_rate, scalar_lr=scalar_lr or learning_rate,
+                                              backend=ns_backend)
+try:
+    optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type, muon=muon)
+except ValueError as e:
+    fail(e)
 if checkpoint is not None:
     if checkpoint['config'].get('optimizer', 'adamw') != config['optimizer']:
         fail(f"checkpoint {ckpt_path} was trained with optimizer={checkpoint['config'].get('optimizer', 'adamw')!r}, "
@@ -244,7 +258,8 @@ def peak_memory_mib():
 
 def save_checkpoint():
     ckpt = {'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict(), 'scaler': scaler.state_dict(),
-            'model_args': model_args, 'iter_num': iter_num, 'best_val_loss': best_val_loss, 'config': config}
+            'model_args': model_args, 'iter_num': iter_num, 'best_val_loss': best_val_loss, 'config': config,
+            'kernels': raw_model.kernels}
     tmp = ckpt_path + '.tmp'
     torch.save(ckpt, tmp)
     os.replace(tmp, ckpt_path)  # a crash mid-write leaves the previous checkpoint whole

@@ -84,13 +84,31 @@ def test_kernel_choice_is_made_once_and_explained(monkeypatch):
     with pytest.raises(ValueError, match="not installed"):
         pick_kernels('triton', 'gpt2', 'cuda')
 
-def test_auto_keeps_sdpa_and_triton_attention_has_no_dropout():
+def test_auto_keeps_the_slower_kernels_and_triton_attention_has_no_dropout():
     impl, reason = pick_kernels('auto', 'llama', 'cuda')
-    if reason is None:  # SDPA is the faster attention (model.AUTO_KEEPS_TORCH)
+    if reason is None:  # SDPA, PyTorch's LayerNorm and GELU are the faster ones (model.AUTO_KEEPS_TORCH)
         assert impl['attention'] == 'torch' and impl['rms_norm'] == 'triton'
+        assert pick_kernels('auto', 'gpt2', 'cuda')[0] == dict(layer_norm='torch', gelu='torch', attention='torch',
+                                                             cross_entropy='triton')
     assert pick_kernels('triton', 'llama', 'cuda')[0]['attention'] == 'triton'
     with pytest.raises(ValueError, match="dropout"):
         pick_kernels('triton', 'llama', 'cuda', dropout=0.1)
+
+def test_per_op_overrides_win_over_the_setting(monkeypatch):
+    monkeypatch.setattr(kernels.backend, 'TRITON_AVAILABLE', True)
+    monkeypatch.setattr(kernels.backend, 'INTERPRET', False)
+    impl = pick_kernels('torch', 'gpt2', 'cuda', overrides=dict(mlp=True, attention=None))[0]
+    assert impl == dict(layer_norm='torch', gelu='triton', attention='torch', cross_entropy='torch')
+    impl = pick_kernels('triton', 'llama', 'cuda', dropout=0.1, overrides=dict(mlp=False, attention=False))[0]
+    assert impl == dict(rms_norm='triton', rotary='triton', swiglu='torch', attention='torch', cross_entropy='triton')
+    impl = pick_kernels('auto', 'gpt2', 'cuda', overrides=dict(layer_norm=True, cross_entropy=False))[0]
+    assert impl == dict(layer_norm='triton', gelu='torch', attention='torch', cross_entropy='torch')
+    with pytest.raises(ValueError, match="use_triton_attention=True cannot run: the Triton attention has no dropout"):
+        pick_kernels('torch', 'gpt2', 'cuda', dropout=0.1, overrides=dict(attention=True))
+    with pytest.raises(ValueError, match="use_triton_rotary=True cannot run: tensors on cpu need CUDA"):
+        pick_kernels('auto', 'llama', 'cpu', overrides=dict(rotary=True))
+    with pytest.raises(ValueError, match="unknown kernel overrides"):
+        pick_kernels('auto', 'gpt2', 'cuda', overrides=dict(norm=True))
 
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 def test_bf16_training_step_kernels_on_and_off_agree(arch, device):

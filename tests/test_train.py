@@ -138,5 +138,9 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
     user_error(run('train.py', *base, f'--out_dir={out_dir}', '--init_from=resume', '--arch=llama', check=False),
                "arch='gpt2'", "arch='llama'")
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--kernels=fast', check=False), 'kernels must be')
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--use_triton_mlp=True', check=False),
+               'use_triton_mlp=True cannot run')
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--optimizer=muon', '--use_triton_newton_schulz=True',
+                   check=False), "backend='triton' cannot run")
     user_error(run('sample.py', f'--out_dir={tmp_path}/empty', check=False), 'no checkpoint at')
     user_error(run('sample.py', f'--out_dir={out_dir}', '--start=\u263a', '--device=cpu', check=False), 'vocabulary')
