@@ -20,6 +20,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import kernels
+import kernels.choose
+from kernels.rotary import rotary_tables
 
 @dataclass
 class GPTConfig:
@@ -84,6 +86,17 @@ def pick_kernels(setting, arch, device_type, dropout=0.0, overrides=None):
         impl[op] = 'triton' if use and op in TRITON_OPS else 'torch'
     return impl, reason
 
+def measured_overrides(config, batch_size, dtype, device, compile, cache_path):
+    """kernels='auto' measured on this GPU at this batch (kernels/choose.py): the timings
+    {op: dict(impl, triton_ms, torch_ms, why)} of the ops of config.arch, and the same as
+    pick_kernels overrides. Attention with dropout is left out (only SDPA has dropout)."""
+    ops = [op for op in ARCH_OPS[config.arch] if not (op == 'attention' and config.dropout > 0)]
+    cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
+                                    config.vocab_size, mlp_hidden(config), config.bias, dtype, device)
+    timings = kernels.choose.choose(cases, dtype, compile, device, cache_path)
+    name_of = {op: name for name, ops in OVERRIDES.items() for op in ops}
+    return timings, {name_of[op]: r['impl'] == 'triton' for op, r in timings.items()}
+
 # The norms take the residual stream x and the last sublayer's output, not yet added
 # to it, and return (norm(x + update), x + update): the add rides along with the
 # norm's pass over the stream instead of costing a pass of its own.
@@ -120,12 +133,6 @@ def make_norm(config, impl):
         return LayerNorm(config.n_embd, config.bias, impl['layer_norm'])
     return RMSNorm(config.n_embd, impl['rms_norm'])
 
-def rotary_tables(head_dim, max_len, theta):
-    """cos and sin of shape (max_len, head_dim/2) for rotate-half rotary embeddings."""
-    inv_freq = 1.0 / theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim)
-    angles = torch.outer(torch.arange(max_len, dtype=torch.float32), inv_freq)
-    return angles.cos(), angles.sin()
-
 class CausalSelfAttention(nn.Module):
 
     def __init__(self, config, impl):
@@ -157,6 +164,10 @@ class CausalSelfAttention(nn.Module):
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C), heads side by side (no copy after the kernel)
         return self.resid_dropout(self.c_proj(y))
 
+def mlp_hidden(config):
+    """The MLP's hidden width: 4x for GELU; about 8/3 x for SwiGLU (the same parameter count)."""
+    return 64 * math.ceil(8 * config.n_embd / 3 / 64) if config.arch == 'llama' else 4 * config.n_embd
+
 class MLP(nn.Module):
     """gpt2: GELU(x W1) W2 with a 4x hidden layer. llama: (silu(x Wg) * x Wu) W2 with a
     hidden layer of about 8/3 x (same parameter count); Wg and Wu are one matmul."""
@@ -168,7 +179,7 @@ class MLP(nn.Module):
         # the Triton GELU takes c_fc's bias (its backward then sums the bias gradient too);
         # PyTorch keeps it in the matmul, as nanoGPT does
         self.bias_in_gelu = not self.swiglu and self.backend == 'triton'
-        hidden = 64 * math.ceil(8 * config.n_embd / 3 / 64) if self.swiglu else 4 * config.n_embd
+        hidden = mlp_hidden(config)
         self.c_fc = nn.Linear(config.n_embd, 2 * hidden if self.swiglu else hidden, bias=config.bias)
         self.c_proj = nn.Linear(hidden, config.n_embd, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)

@@ -22,7 +22,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from model import GPTConfig, GPT, OVERRIDES, gpu_peak_flops
+from model import GPTConfig, GPT, OVERRIDES, gpu_peak_flops, measured_overrides
 from configurator import configure
 
 # -----------------------------------------------------------------------------
@@ -63,6 +63,7 @@ use_triton_mlp = None  # the MLP's GELU or SwiGLU
 use_triton_attention = None
 use_triton_cross_entropy = None
 use_triton_newton_schulz = None  # Muon's kernels (optimizer='muon')
+kernels_cache = 'kernels_cache.json'  # 'auto' on CUDA: the measured choices, reused at the next start; None: measure each time
 # optimizer: 'adamw' for everything, or 'muon': Muon (muon.py) for the blocks' weight matrices,
 # AdamW for the embeddings (= the LM head) and the gains and biases
 optimizer = 'adamw'
@@ -185,9 +186,22 @@ if init_from == 'resume':
              + ", ".join(f"{k}={model_args[k]!r}" for k in differ) + ": use the checkpoint's settings or another out_dir")
 elif init_from != 'scratch':
     fail(f"init_from must be 'scratch' or 'resume', got {init_from!r}")
+overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
+kernel_timings = None
+if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
+    print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes (cached in "
+          f"{kernels_cache})..." if kernels_cache else "kernels: measuring each op, Triton vs PyTorch...")
+    measured = [measured_overrides(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache)
+                if master_process else None]
+    if ddp:
+        dist.broadcast_object_list(measured, src=0)
+    kernel_timings, measured = measured[0]
+    for op, r in kernel_timings.items():
+        print(f"  {op}: {r['impl']} (Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms"
+              f"{', ' + r['why'] if r['why'] else ''})")
+    overrides = {name: measured.get(name) if v is None else v for name, v in overrides.items()}
 try:
-    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type,
-                overrides={name: config[f'use_triton_{name}'] for name in OVERRIDES})
+    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides)
 except ValueError as e:
     fail(e)
 if checkpoint is not None:
@@ -259,7 +273,7 @@ def peak_memory_mib():
 def save_checkpoint():
     ckpt = {'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict(), 'scaler': scaler.state_dict(),
             'model_args': model_args, 'iter_num': iter_num, 'best_val_loss': best_val_loss, 'config': config,
-            'kernels': raw_model.kernels}
+            'kernels': raw_model.kernels, 'kernel_timings': kernel_timings}
     tmp = ckpt_path + '.tmp'
     torch.save(ckpt, tmp)
     os.replace(tmp, ckpt_path)  # a crash mid-write leaves the previous checkpoint whole
@@ -269,6 +283,7 @@ if wandb_log and master_process:
     import wandb
     wandb.init(project=wandb_project, name=wandb_run_name, config=config)
     wandb.run.summary['kernels'] = raw_model.kernels
+    wandb.run.summary['kernel_timings'] = kernel_timings
 
 # training loop -------------------------------------------------------------------
 X, Y = get_batch('train')

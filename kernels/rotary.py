@@ -20,6 +20,12 @@ from torch.library import wrap_triton
 
 from kernels.backend import triton, tl, use_triton, for_compile
 
+def rotary_tables(head_dim, max_len, theta=10000.0):
+    """cos and sin of shape (max_len, head_dim/2) for rotate-half rotary embeddings."""
+    inv_freq = 1.0 / theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim)
+    angles = torch.outer(torch.arange(max_len, dtype=torch.float32), inv_freq)
+    return angles.cos(), angles.sin()
+
 def rotary_ref(x, cos, sin):
     x1, x2 = x.to(torch.promote_types(x.dtype, torch.float32)).chunk(2, dim=-1)
     return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1).to(x.dtype)

@@ -1,0 +1,132 @@
+"""
+kernels='auto', measured: for each op of a model, whether the Triton kernel or the PyTorch
+reference is faster on this GPU at this run's shapes. Each op runs forward + backward on
+random inputs of the model's shapes and dtype, by both implementations (each under
+torch.compile when the model will be compiled); the two must agree (a loose bf16-level
+check: a kernel that fails, or is far off, loses), and the faster of the median GPU times
+after warm-up wins. Decisions are cached in a JSON file keyed by the GPU, the torch and
+triton versions, the op, its shapes, the dtype and compile, so a second start measures
+nothing.
+"""
+import os
+import json
+import time
+import statistics
+
+import torch
+
+import kernels
+from kernels.backend import triton, why_not_triton_on, TRITON_AVAILABLE
+from kernels.rotary import rotary_tables
+
+AGREE = 0.05  # max |triton - torch| over max |torch|, per output and gradient
+
+
+def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtype, device):
+    """{op: (shapes as text, make() -> inputs, fn(backend) -> f(*inputs) -> outputs)}: the
+    ops as the model calls them (model.py), at batch B x T."""
+    act = lambda *s: torch.randn(*s, device=device, dtype=dtype, requires_grad=True)
+    par = lambda n: (1 + 0.1 * torch.randn(n, device=device)).requires_grad_()
+    hs, nkv = C // n_head, n_kv_head or n_head
+    cos, sin = (t.to(device) for t in rotary_tables(hs, T))
+    cases = {
+        'layer_norm': (f"{B}x{T}x{C}", lambda: [act(B, T, C), act(B, T, C), par(C), par(C) if bias else None],
+                       lambda be: lambda u, x, w, b: kernels.layer_norm(u, w, b, 1e-5, residual=x, backend=be)),
+        'rms_norm': (f"{B}x{T}x{C}", lambda: [act(B, T, C), act(B, T, C), par(C)],
+                     lambda be: lambda u, x, w: kernels.rms_norm(u, w, 1e-6, residual=x, backend=be)),
+        'gelu': (f"{B}x{T}x{mlp_hidden}", lambda: [act(B, T, mlp_hidden), par(mlp_hidden) if bias else None],
+                 lambda be: lambda h, b: kernels.gelu(h, b, backend=be)),
+        # views of one projection, read in place, as in the model (the gradient reaches the projection)
+        'swiglu': (f"{B}x{T}x{mlp_hidden}", lambda: [act(B, T, 2 * mlp_hidden)],
+                   lambda be: lambda fc: kernels.swiglu(*fc.chunk(2, dim=-1), backend=be)),
+        'rotary': (f"{B}x{n_head}+{nkv}x{T}x{hs}", lambda: [act(B, T, n_head + 2 * nkv, hs), cos, sin],
+                   lambda be: lambda qkv, c, s: kernels.rotary(qkv.transpose(1, 2)[:, :n_head + nkv], c, s, backend=be)),
+        'attention': (f"{B}x{n_head}/{nkv}x{T}x{hs}", lambda: [act(B, n_head, T, hs), act(B, nkv, T, hs), act(B, nkv, T, hs)],
+                      lambda be: lambda q, k, v: kernels.flash_attention(q, k, v, causal=True, backend=be)),
+        'cross_entropy': (f"{B}x{T}x{C} V={vocab_size}",
+                          # the weight in the activations' dtype, as autocast hands it to the LM head
+                          lambda: [act(B, T, C), (torch.randn(vocab_size, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
+                                   torch.randint(vocab_size, (B, T), device=device)],
+                          lambda be: lambda x, w, y: kernels.linear_cross_entropy(x, w, y, ignore_index=-1, backend=be)),
+    }
+    return {op: cases[op] for op in ops}
+
+
+def _run(f, inputs):
+    """Forward and backward once; the outputs and the inputs' gradients."""
+    for t in inputs:
+        if torch.is_tensor(t) and t.requires_grad:
+            t.grad = None
+    outs = f(*inputs)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    torch.autograd.backward([o for o in outs if o.requires_grad],
+                            [torch.ones_like(o) / o.numel() ** 0.5 for o in outs if o.requires_grad])
+    return [o.detach() for o in outs] + [t.grad for t in inputs if torch.is_tensor(t) and t.requires_grad]
+
+
+def _median_ms(f, inputs, reps):
+    cuda = inputs[0].is_cuda
+    for _ in range(3):
+        _run(f, inputs)
+    times = []
+    for _ in range(reps):
+        if cuda:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            _run(f, inputs)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        else:
+            t0 = time.perf_counter()
+            _run(f, inputs)
+            times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def measure(make, fn, compile, reps=10):
+    """dict(impl, triton_ms, torch_ms, why) for one op: the faster of the two if they agree."""
+    inputs = make()
+    impls = {be: torch.compile(fn(be)) if compile else fn(be) for be in ('torch', 'triton')}
+    want = _run(impls['torch'], inputs)
+    torch_ms = _median_ms(impls['torch'], inputs, reps)
+    try:
+        got = _run(impls['triton'], inputs)
+        off = max(((g.float() - w.float()).abs().max() / (w.float().abs().max() + 1e-6)).item()
+                  for g, w in zip(got, want) if g is not None and w is not None)
+        if not off <= AGREE:  # NaN too
+            return dict(impl='torch', triton_ms=None, torch_ms=torch_ms, why=f"Triton off by {off:.2g} of the output's scale")
+        triton_ms = _median_ms(impls['triton'], inputs, reps)
+    except Exception as e:  # a kernel that cannot compile or launch here loses
+        return dict(impl='torch', triton_ms=None, torch_ms=torch_ms, why=f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
+    return dict(impl='triton' if triton_ms < torch_ms else 'torch', triton_ms=triton_ms, torch_ms=torch_ms, why=None)
+
+
+def cache_key(op, shapes, dtype, compile, device):
+    gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
+    return (f"{gpu} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
+            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}")
+
+
+def choose(cases, dtype, compile, device, cache_path='kernels_cache.json'):
+    """{op: dict(impl, triton_ms, torch_ms, why)} for the op_cases, from the cache at
+    cache_path (None: no cache) or measured. PyTorch everywhere where Triton cannot run."""
+    device = torch.device(device)
+    reason = why_not_triton_on(device.type)
+    if reason:
+        return {op: dict(impl='torch', triton_ms=None, torch_ms=None, why=reason) for op in cases}
+    cache = {}
+    if cache_path and os.path.exists(cache_path):
+        with open(cache_path) as f:
+            cache = json.load(f)
+    chosen, new = {}, False
+    for op, (shapes, make, fn) in cases.items():
+        key = cache_key(op, shapes, dtype, compile, device)
+        if key not in cache:
+            cache[key], new = measure(make, fn, compile), True
+        chosen[op] = cache[key]
+    if cache_path and new:
+        with open(cache_path + '.tmp', 'w') as f:
+            json.dump(cache, f, indent=1)
+        os.replace(cache_path + '.tmp', cache_path)
+    return chosen

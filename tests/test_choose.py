@@ -1,0 +1,78 @@
+"""
+Tests of kernels/choose.py, kernels='auto' by measurement: PyTorch everywhere where Triton
+cannot run (nothing measured), the cache (a hit measures nothing; another shape, dtype or
+library version measures again), a real measurement of two ops (they agree, both timed),
+a wrong kernel losing, and the mapping onto the model's per-op overrides.
+"""
+import json
+
+import pytest
+import torch
+
+import kernels
+import kernels.choose as choose
+from model import GPTConfig, measured_overrides
+
+
+def fake_measure(calls):
+    def measure(make, fn, compile):
+        calls.append(fn)
+        return dict(impl='triton', triton_ms=1.0, torch_ms=2.0, why=None)
+    return measure
+
+
+def cases(B=2, dtype=torch.float32, ops=('layer_norm', 'gelu')):
+    return choose.op_cases(ops, B, 8, 16, 2, None, 65, 64, True, dtype, 'cpu')
+
+
+def test_no_triton_here_means_pytorch_and_no_measurement(monkeypatch):
+    monkeypatch.setattr(kernels.backend, 'INTERPRET', False)
+    calls = []
+    monkeypatch.setattr(choose, 'measure', fake_measure(calls))
+    got = choose.choose(cases(), torch.float32, False, 'cpu', None)
+    assert calls == [] and {r['impl'] for r in got.values()} == {'torch'}
+    assert got['gelu']['why'] == "tensors on cpu need CUDA (or TRITON_INTERPRET=1)"
+
+
+def test_cache_hit_measures_nothing_and_changes_measure_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(choose, 'why_not_triton_on', lambda device_type: None)  # as on a GPU
+    path, calls = str(tmp_path / 'cache.json'), []
+    monkeypatch.setattr(choose, 'measure', fake_measure(calls))
+    first = choose.choose(cases(), torch.float32, False, 'cpu', path)
+    assert len(calls) == 2 and first['gelu'] == dict(impl='triton', triton_ms=1.0, torch_ms=2.0, why=None)
+    assert len(json.load(open(path))) == 2
+    assert choose.choose(cases(), torch.float32, False, 'cpu', path) == first and len(calls) == 2
+    choose.choose(cases(B=3), torch.float32, False, 'cpu', path)  # other shapes
+    assert len(calls) == 4
+    choose.choose(cases(), torch.bfloat16, False, 'cpu', path)  # other dtype
+    choose.choose(cases(), torch.float32, True, 'cpu', path)  # compiled
+    assert len(calls) == 8
+    monkeypatch.setattr(torch, '__version__', '0.0.0')  # another PyTorch
+    choose.choose(cases(), torch.float32, False, 'cpu', path)
+    assert len(calls) == 10
+    choose.choose(cases(), torch.float32, False, 'cpu', None)  # no cache: always measured
+    assert len(calls) == 12 and len(json.load(open(path))) == 10
+
+
+@pytest.mark.parametrize("op, dtype", [("layer_norm", torch.float32), ("swiglu", torch.float32),
+                                       ("rotary", torch.float32), ("cross_entropy", torch.bfloat16)])
+def test_real_measurement_agrees_and_times_both(op, dtype, device):
+    shapes, make, fn = choose.op_cases([op], 2, 8, 16, 2, None, 65, 64, True, dtype, device)[op]
+    r = choose.measure(make, fn, compile=False, reps=2)
+    assert r['why'] is None and r['impl'] in ('triton', 'torch') and r['triton_ms'] > 0 and r['torch_ms'] > 0
+
+
+def test_a_wrong_kernel_loses(device):
+    shapes, make, fn = choose.op_cases(['gelu'], 2, 8, 16, 2, None, 65, 64, True, torch.float32, device)['gelu']
+    wrong = lambda be: (lambda h, b: fn(be)(h, b) * (1.5 if be == 'triton' else 1.0))
+    r = choose.measure(make, wrong, compile=False, reps=2)
+    assert r['impl'] == 'torch' and r['triton_ms'] is None and r['why'].startswith("Triton off by")
+
+
+def test_measured_choices_become_the_models_overrides(monkeypatch, tmp_path):
+    monkeypatch.setattr(choose, 'why_not_triton_on', lambda device_type: None)
+    monkeypatch.setattr(choose, 'measure', fake_measure([]))
+    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, dropout=0.1)
+    timings, overrides = measured_overrides(cfg, 2, torch.float32, 'cpu', False, None)
+    assert set(timings) == {'layer_norm', 'gelu', 'cross_entropy'}  # attention with dropout: SDPA only
+    assert overrides == dict(layer_norm=True, mlp=True, cross_entropy=True)
