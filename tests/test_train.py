@@ -115,6 +115,8 @@ def test_wandb_offline(data_root, tmp_path):
             env={'WANDB_MODE': 'offline', 'WANDB_DIR': str(tmp_path), 'WANDB_SILENT': 'true'})
     runs = glob.glob(str(tmp_path / 'wandb' / 'offline-run-*' / 'run-*.wandb'))
     assert len(runs) == 1 and os.path.getsize(runs[0]) > 0, p.stdout + p.stderr
+    with open(runs[0], 'rb') as f:  # the run's records; the summary holds the kernel choices as JSON
+        assert b'{"layer_norm":"torch","gelu":"torch","attention":"torch","cross_entropy":"torch"}' in f.read()
 
 def user_error(p, *phrases):
     """A user error: non-zero exit, one line on stderr, no traceback."""
