@@ -11,18 +11,18 @@ $ python bench.py --arch=llama --n_kv_head=4 --json_out=bench.json
 On a machine without CUDA it says so and runs a small model on the CPU, eager only.
 """
 import json
+import collections
 import math
-import time
 import functools
 import itertools
 import importlib
-import statistics
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import kernels
+from kernels.choose import time_ms
 from model import GPTConfig, GPT, gpu_peak_flops, rotary_tables
 from configurator import configure
 
@@ -66,26 +66,6 @@ print(f"device: {gpu_name}, torch {torch.__version__}, triton "
 def sync():
     if cuda:
         torch.cuda.synchronize()
-
-def time_ms(fn, reps, warmup=3):
-    """Median milliseconds of fn() after warm-up calls; CUDA events on the GPU."""
-    for _ in range(warmup):
-        fn()
-    sync()
-    times = []
-    for _ in range(reps):
-        if cuda:
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        else:
-            t0 = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
 
 def table(title, header, rows):
     print(f"\n{title}")
@@ -456,10 +436,7 @@ def optimizer_rows():
         optimizer.zero_grad(set_to_none=True)
         ns_ms = None
         if setting is not None:  # the stacks Muon orthogonalises, as it builds them
-            shapes = {}
-            for p in optimizer.param_groups[0]['params']:
-                shape = tuple(sorted(p.shape))
-                shapes[shape] = shapes.get(shape, 0) + 1
+            shapes = collections.Counter(tuple(sorted(p.shape)) for p in optimizer.param_groups[0]['params'])
             stacks = [torch.randn(n, *shape, device=device) for shape, n in shapes.items()]
             ns_ms = time_ms(lambda: [kernels.newton_schulz(s, backend=optimizer.backend) for s in stacks], timed_steps)
         added = step_ms - fwd_bwd_ms

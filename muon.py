@@ -13,7 +13,7 @@ in it; the factor keeps the update's size per entry the same for tall matrices.
 Muon is for hidden layers' matrices only: embeddings, the LM head and gains and biases
 take AdamW (the groups with muon=False).
 
-The work is the Newton-Schulz iteration, and three things keep it small:
+The work is the Newton-Schulz iteration, and this keeps it small:
 - matrices of one shape (a tall one transposed to its wide form, as newton_schulz would
   do anyway) are orthogonalised as one stack: GPT-2's 48 block matrices are three
   stacks, each a few kernel launches per iteration step (kernels/newton_schulz.py).

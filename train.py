@@ -191,15 +191,15 @@ kernel_timings = None
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes (cached in "
           f"{kernels_cache})..." if kernels_cache else "kernels: measuring each op, Triton vs PyTorch...")
-    measured = [measured_overrides(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache)
+    decision = [measured_overrides(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache)
                 if master_process else None]
     if ddp:
-        dist.broadcast_object_list(measured, src=0)
-    kernel_timings, measured = measured[0]
+        dist.broadcast_object_list(decision, src=0)
+    kernel_timings, measured = decision[0]
     for op, r in kernel_timings.items():
         print(f"  {op}: {r['impl']} (Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms"
               f"{', ' + r['why'] if r['why'] else ''})")
-    overrides = {name: measured.get(name) if v is None else v for name, v in overrides.items()}
+    overrides = {name: measured.get(name) if v is None else v for name, v in overrides.items()}  # the user's win
 try:
     model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides)
 except ValueError as e:

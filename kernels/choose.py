@@ -64,22 +64,26 @@ def _run(f, inputs):
     return [o.detach() for o in outs] + [t.grad for t in inputs if torch.is_tensor(t) and t.requires_grad]
 
 
-def _median_ms(f, inputs, reps):
-    cuda = inputs[0].is_cuda
-    for _ in range(3):
-        _run(f, inputs)
+def time_ms(fn, reps, warmup=3):
+    """Median milliseconds of fn() after warm-up calls; CUDA events where there is a GPU
+    (bench.py times with it too)."""
+    cuda = torch.cuda.is_available()
+    for _ in range(warmup):
+        fn()
+    if cuda:
+        torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         if cuda:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
-            _run(f, inputs)
+            fn()
             end.record()
             end.synchronize()
             times.append(start.elapsed_time(end))
         else:
             t0 = time.perf_counter()
-            _run(f, inputs)
+            fn()
             times.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(times)
 
@@ -89,14 +93,14 @@ def measure(make, fn, compile, reps=10):
     inputs = make()
     impls = {be: torch.compile(fn(be)) if compile else fn(be) for be in ('torch', 'triton')}
     want = _run(impls['torch'], inputs)
-    torch_ms = _median_ms(impls['torch'], inputs, reps)
+    torch_ms = time_ms(lambda: _run(impls['torch'], inputs), reps)
     try:
         got = _run(impls['triton'], inputs)
         off = max(((g.float() - w.float()).abs().max() / (w.float().abs().max() + 1e-6)).item()
                   for g, w in zip(got, want) if g is not None and w is not None)
         if not off <= AGREE:  # NaN too
             return dict(impl='torch', triton_ms=None, torch_ms=torch_ms, why=f"Triton off by {off:.2g} of the output's scale")
-        triton_ms = _median_ms(impls['triton'], inputs, reps)
+        triton_ms = time_ms(lambda: _run(impls['triton'], inputs), reps)
     except Exception as e:  # a kernel that cannot compile or launch here loses
         return dict(impl='torch', triton_ms=None, torch_ms=torch_ms, why=f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
     return dict(impl='triton' if triton_ms < torch_ms else 'torch', triton_ms=triton_ms, torch_ms=torch_ms, why=None)
