@@ -10,11 +10,15 @@ which applies, in order, each argument of sys.argv[1:]:
                                        of those globals (it may import and compute)
     --batch_size=32                    one override; the value is a Python literal, and
                                        a str key takes the raw text (--out_dir=out-x)
+    --compile                          a bool key alone means True
 and updates the globals in place, returning {key: final value}. A value must have the
 type of the key's default (an int is fine for a float; a None default takes anything;
 None is accepted for any key, e.g. --top_k=None). Unknown keys, wrong types and missing
 files end the program with a one-line `error: ...` on stderr and exit code 2, not a
-traceback. --help lists every key with its default.
+traceback. --help lists every key with its default. A script that borrows another's
+config files (bench.py takes the model of a training config) passes
+skip_unknown_in_files=True: keys in a file that the script does not have are then
+skipped, with one line naming them.
 """
 import os
 import ast
@@ -55,7 +59,7 @@ def _parse(raw, default):
         return raw  # --wandb_run_name=123 means the text '123'; --x='a' means a
     return value
 
-def configure(g, argv=None):
+def configure(g, argv=None, skip_unknown_in_files=False):
     argv = sys.argv[1:] if argv is None else argv
     defaults = {k: v for k, v in g.items() if not k.startswith('_') and isinstance(v, CONFIG_TYPES)}
     keys = list(defaults)
@@ -77,19 +81,25 @@ def configure(g, argv=None):
                 exec(compile(source, arg, 'exec'), scope)
             except Exception as e:
                 _fail(f"config file '{arg}' failed: {type(e).__name__}: {e}")
+            skipped = []
             for k, v in scope.items():
                 if k.startswith('_') or callable(v) or isinstance(v, types.ModuleType):
                     continue  # __builtins__, imports, helper functions
                 if k not in defaults:
+                    if skip_unknown_in_files:
+                        skipped.append(k)
+                        continue
                     _unknown(k, keys, f" in {arg}")
                 if v is not before[k]:
                     g[k] = _checked(f"{k} in {arg}", v, defaults[k])
+            if skipped:
+                print(f"config: not used here: {', '.join(skipped)}")
         else:
             key, eq, raw = arg[2:].partition('=')
-            if not eq:
-                _fail(f"{arg} has no value: use --key=value (one argument, no spaces)")
             if key not in defaults:
                 _unknown(key, keys, "")
-            g[key] = _checked(f"--{key}", _parse(raw, defaults[key]), defaults[key])
+            if not eq and not isinstance(defaults[key], bool):
+                _fail(f"{arg} has no value: use --key=value (one argument, no spaces)")
+            g[key] = _checked(f"--{key}", _parse(raw, defaults[key]) if eq else True, defaults[key])
             print(f"config: {key} = {g[key]!r}")
     return {k: g[k] for k in keys}

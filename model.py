@@ -86,16 +86,28 @@ def pick_kernels(setting, arch, device_type, dropout=0.0, overrides=None):
         impl[op] = 'triton' if use and op in TRITON_OPS else 'torch'
     return impl, reason
 
-def measured_overrides(config, batch_size, dtype, device, compile, cache_path):
-    """kernels='auto' measured on this GPU at this batch (kernels/choose.py): the timings
-    {op: dict(impl, triton_ms, torch_ms, why)} of the ops of config.arch, and the same as
-    pick_kernels overrides. Attention with dropout is left out (only SDPA has dropout)."""
-    ops = [op for op in ARCH_OPS[config.arch] if not (op == 'attention' and config.dropout > 0)]
+def measure_kernels(config, batch_size, dtype, device, compile, cache_path, overrides=None, backward=True):
+    """kernels='auto' measured on this GPU (kernels/choose.py), for the ops of config.arch
+    that `overrides` (the user's use_triton_<name>) leaves at None: each op at batch_size x
+    block_size, forward + backward (forward only for sampling: backward=False), Triton vs
+    PyTorch. Prints one line per op with both times. Returns (the overrides to build GPT
+    with: the user's where set, the faster implementation elsewhere; the timings {op:
+    dict(impl, triton_ms, torch_ms, why)}). Not measured: attention with dropout (only SDPA
+    has it) and, without backward, the loss (sampling makes no loss)."""
+    overrides = dict(overrides or {})
+    name_of = {op: name for name, ops in OVERRIDES.items() for op in ops}
+    ops = [op for op in ARCH_OPS[config.arch] if overrides.get(name_of[op]) is None
+           and not (op == 'attention' and config.dropout > 0) and (backward or op != 'cross_entropy')]
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
                                     config.vocab_size, mlp_hidden(config), config.bias, dtype, device)
-    timings = kernels.choose.choose(cases, dtype, compile, device, cache_path)
-    name_of = {op: name for name, ops in OVERRIDES.items() for op in ops}
-    return timings, {name_of[op]: r['impl'] == 'triton' for op, r in timings.items()}
+    print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
+          + (f" (cached in {cache_path})..." if cache_path else "..."))
+    timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward)
+    for op, r in timings.items():
+        overrides[name_of[op]] = r['impl'] == 'triton'
+        times = '' if r['torch_ms'] is None else f" (Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms)"
+        print(f"  {op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
+    return overrides, timings
 
 # The norms take the residual stream x and the last sublayer's output, not yet added
 # to it, and return (norm(x + update), x + update): the add rides along with the

@@ -10,7 +10,7 @@ from contextlib import nullcontext
 
 import torch
 
-from model import GPTConfig, GPT, OVERRIDES
+from model import GPTConfig, GPT, OVERRIDES, measure_kernels
 from configurator import configure
 
 # -----------------------------------------------------------------------------
@@ -23,13 +23,15 @@ top_k = 200  # keep only the top_k most likely tokens (None for all)
 seed = 1337
 device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', ...
 dtype = 'auto'  # 'auto', 'float32', 'bfloat16', 'float16'
-kernels = 'auto'  # 'auto', 'triton' or 'torch', and per-op overrides (True, False or None), as in train.py
+kernels = 'auto'  # 'auto' (on CUDA: measured, forward only, at the full context), 'triton' or 'torch',
+# and per-op overrides (True, False or None), as in train.py
 use_triton_layer_norm = None
 use_triton_rms_norm = None
 use_triton_rotary = None
 use_triton_mlp = None
 use_triton_attention = None
 use_triton_cross_entropy = None
+kernels_cache = 'kernels_cache.json'  # 'auto' on CUDA: the measured choices, shared with train.py; None: measure each time
 compile = False
 # -----------------------------------------------------------------------------
 config = configure(globals())
@@ -47,9 +49,12 @@ ckpt_path = os.path.join(out_dir, 'ckpt.pt')
 if not os.path.exists(ckpt_path):
     sys.exit(f"error: no checkpoint at {ckpt_path}: train first, or set --out_dir to a run's folder")
 checkpoint = torch.load(ckpt_path, map_location=device, weights_only=True)
+gptconf = GPTConfig(**dict(checkpoint['model_args'], dropout=0.0))  # sampling never drops out
+overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
+if kernels == 'auto' and device_type == 'cuda':  # one sequence at a time, forward only
+    overrides, _ = measure_kernels(gptconf, 1, ptdtype, device, compile, kernels_cache, overrides, backward=False)
 try:
-    model = GPT(GPTConfig(**checkpoint['model_args']), kernels=kernels, device_type=device_type,
-                overrides={name: config[f'use_triton_{name}'] for name in OVERRIDES})
+    model = GPT(gptconf, kernels=kernels, device_type=device_type, overrides=overrides)
 except ValueError as e:
     sys.exit(f"error: {e}")
 model.load_state_dict(checkpoint['model'])

@@ -22,7 +22,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from model import GPTConfig, GPT, OVERRIDES, gpu_peak_flops, measured_overrides
+from model import GPTConfig, GPT, OVERRIDES, gpu_peak_flops, measure_kernels
 from configurator import configure
 
 # -----------------------------------------------------------------------------
@@ -189,17 +189,11 @@ elif init_from != 'scratch':
 overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
 kernel_timings = None
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
-    print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes (cached in "
-          f"{kernels_cache})..." if kernels_cache else "kernels: measuring each op, Triton vs PyTorch...")
-    decision = [measured_overrides(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache)
+    decision = [measure_kernels(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache, overrides)
                 if master_process else None]
     if ddp:
         dist.broadcast_object_list(decision, src=0)
-    kernel_timings, measured = decision[0]
-    for op, r in kernel_timings.items():
-        print(f"  {op}: {r['impl']} (Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms"
-              f"{', ' + r['why'] if r['why'] else ''})")
-    overrides = {name: measured.get(name) if v is None else v for name, v in overrides.items()}  # the user's win
+    overrides, kernel_timings = decision[0]
 try:
     model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides)
 except ValueError as e:

@@ -1,7 +1,7 @@
 """
 kernels='auto', measured: for each op of a model, whether the Triton kernel or the PyTorch
-reference is faster on this GPU at this run's shapes. Each op runs forward + backward on
-random inputs of the model's shapes and dtype, by both implementations (each under
+reference is faster on this GPU at this run's shapes. Each op runs forward + backward
+(forward alone for sampling) on random inputs of the model's shapes and dtype, by both implementations (each under
 torch.compile when the model will be compiled); the two must agree (a loose bf16-level
 check: a kernel that fails, or is far off, loses), and the faster of the median GPU times
 after warm-up wins. Decisions are cached in a JSON file keyed by the GPU, the torch and
@@ -52,8 +52,12 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
     return {op: cases[op] for op in ops}
 
 
-def _run(f, inputs):
-    """Forward and backward once; the outputs and the inputs' gradients."""
+def _run(f, inputs, backward=True):
+    """Forward (and backward) once; the outputs (and the inputs' gradients)."""
+    if not backward:
+        with torch.no_grad():
+            outs = f(*inputs)
+        return list(outs) if isinstance(outs, tuple) else [outs]
     for t in inputs:
         if torch.is_tensor(t) and t.requires_grad:
             t.grad = None
@@ -88,33 +92,34 @@ def time_ms(fn, reps, warmup=3):
     return statistics.median(times)
 
 
-def measure(make, fn, compile, reps=10):
+def measure(make, fn, compile, backward=True, reps=10):
     """dict(impl, triton_ms, torch_ms, why) for one op: the faster of the two if they agree."""
     inputs = make()
     impls = {be: torch.compile(fn(be)) if compile else fn(be) for be in ('torch', 'triton')}
-    want = _run(impls['torch'], inputs)
-    torch_ms = time_ms(lambda: _run(impls['torch'], inputs), reps)
+    want = _run(impls['torch'], inputs, backward)
+    torch_ms = time_ms(lambda: _run(impls['torch'], inputs, backward), reps)
     try:
-        got = _run(impls['triton'], inputs)
+        got = _run(impls['triton'], inputs, backward)
         off = max(((g.float() - w.float()).abs().max() / (w.float().abs().max() + 1e-6)).item()
                   for g, w in zip(got, want) if g is not None and w is not None)
         if not off <= AGREE:  # NaN too
             return dict(impl='torch', triton_ms=None, torch_ms=torch_ms, why=f"Triton off by {off:.2g} of the output's scale")
-        triton_ms = time_ms(lambda: _run(impls['triton'], inputs), reps)
+        triton_ms = time_ms(lambda: _run(impls['triton'], inputs, backward), reps)
     except Exception as e:  # a kernel that cannot compile or launch here loses
         return dict(impl='torch', triton_ms=None, torch_ms=torch_ms, why=f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
     return dict(impl='triton' if triton_ms < torch_ms else 'torch', triton_ms=triton_ms, torch_ms=torch_ms, why=None)
 
 
-def cache_key(op, shapes, dtype, compile, device):
+def cache_key(op, shapes, dtype, compile, backward, device):
     gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
     return (f"{gpu} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
-            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}")
+            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile} | {'fwd+bwd' if backward else 'fwd'}")
 
 
-def choose(cases, dtype, compile, device, cache_path='kernels_cache.json'):
+def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True):
     """{op: dict(impl, triton_ms, torch_ms, why)} for the op_cases, from the cache at
-    cache_path (None: no cache) or measured. PyTorch everywhere where Triton cannot run."""
+    cache_path (None: no cache) or measured, forward + backward (or forward only). PyTorch
+    everywhere where Triton cannot run."""
     device = torch.device(device)
     reason = why_not_triton_on(device.type)
     if reason:
@@ -125,9 +130,9 @@ def choose(cases, dtype, compile, device, cache_path='kernels_cache.json'):
             cache = json.load(f)
     chosen, new = {}, False
     for op, (shapes, make, fn) in cases.items():
-        key = cache_key(op, shapes, dtype, compile, device)
+        key = cache_key(op, shapes, dtype, compile, backward, device)
         if key not in cache:
-            cache[key], new = measure(make, fn, compile), True
+            cache[key], new = measure(make, fn, compile, backward), True
         chosen[op] = cache[key]
     if cache_path and new:
         with open(cache_path + '.tmp', 'w') as f:

@@ -11,12 +11,12 @@ import torch
 
 import kernels
 import kernels.choose as choose
-from model import GPTConfig, measured_overrides
+from model import GPTConfig, measure_kernels
 
 
 def fake_measure(calls):
-    def measure(make, fn, compile):
-        calls.append(fn)
+    def measure(make, fn, compile, backward):
+        calls.append((fn, backward))
         return dict(impl='triton', triton_ms=1.0, torch_ms=2.0, why=None)
     return measure
 
@@ -73,6 +73,21 @@ def test_measured_choices_become_the_models_overrides(monkeypatch, tmp_path):
     monkeypatch.setattr(choose, 'why_not_triton_on', lambda device_type: None)
     monkeypatch.setattr(choose, 'measure', fake_measure([]))
     cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, dropout=0.1)
-    timings, overrides = measured_overrides(cfg, 2, torch.float32, 'cpu', False, None)
+    overrides, timings = measure_kernels(cfg, 2, torch.float32, 'cpu', False, None)
     assert set(timings) == {'layer_norm', 'gelu', 'cross_entropy'}  # attention with dropout: SDPA only
     assert overrides == dict(layer_norm=True, mlp=True, cross_entropy=True)
+
+
+def test_the_users_overrides_win_and_are_not_measured(monkeypatch, capsys):
+    monkeypatch.setattr(choose, 'why_not_triton_on', lambda device_type: None)
+    calls = []
+    monkeypatch.setattr(choose, 'measure', fake_measure(calls))
+    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, arch='llama')
+    overrides, timings = measure_kernels(cfg, 2, torch.float32, 'cpu', False, None,
+                                         overrides=dict(rms_norm=False, rotary=None, attention=True))
+    assert set(timings) == {'rotary', 'swiglu', 'cross_entropy'} and len(calls) == 3
+    assert overrides == dict(rms_norm=False, rotary=True, mlp=True, attention=True, cross_entropy=True)
+    assert "  swiglu: triton (Triton 1.000 ms, PyTorch 2.000 ms)" in capsys.readouterr().out
+    # sampling: forward only, and no loss to measure
+    overrides, timings = measure_kernels(cfg, 1, torch.float32, 'cpu', False, None, backward=False)
+    assert set(timings) == {'rms_norm', 'rotary', 'swiglu', 'attention'} and {b for _, b in calls[3:]} == {False}

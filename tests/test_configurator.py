@@ -117,8 +117,14 @@ def test_key_space_value_refused(capsys):
     g = defaults()
     msg = fails(capsys, ['--max_iters', '5'], g)
     assert '--key=value' in msg and '--max_iters' in msg
-    assert '--key=value' in fails(capsys, ['--compile'])
     assert g['max_iters'] == 100
+
+
+def test_bool_key_alone_means_true(capsys):
+    g = dict(defaults(), compile=False)
+    configure(g, ['--compile'])
+    assert g['compile'] is True
+    assert '--key=value' in fails(capsys, ['--out_dir'])
 
 
 def test_config_file_applied_then_overridden(tmp_path, capsys):
@@ -159,6 +165,17 @@ def test_unknown_key_in_config_file(tmp_path, capsys):
     path = write(tmp_path, 'x.py', "max_iter = 5\n")
     msg = fails(capsys, [path])
     assert msg == f"error: unknown config key 'max_iter' in {path} (did you mean: max_iters?)"
+
+
+def test_unknown_keys_in_config_file_skipped_when_asked(tmp_path, capsys):
+    path = write(tmp_path, 'x.py', "max_iters = 5\nbatch_size = 64\ndataset = 'x'\n")
+    g = defaults()
+    configure(g, [path], skip_unknown_in_files=True)
+    assert g['max_iters'] == 5 and 'batch_size' not in g
+    assert 'config: not used here: batch_size, dataset' in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # the command line stays strict
+        configure(defaults(), ['--max_iterz=1'], skip_unknown_in_files=True)
+    assert "unknown config key 'max_iterz'" in capsys.readouterr().err
 
 
 def test_wrong_type_in_config_file(tmp_path, capsys):

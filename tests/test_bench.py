@@ -1,0 +1,83 @@
+"""
+bench.py's outputs, from small CPU runs (CUDA hidden, so on a GPU machine too): the
+end-to-end table's JSON (the variants, their figures, the losses agreeing), the op sweep's
+CSV, JSON and plots (Triton in the CPU interpreter), and the profile's trace and summary.
+"""
+import os
+import csv
+import sys
+import json
+import math
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from bench_kernels import CSV_COLUMNS, PASSES
+
+
+def bench(tmp_path, *args, interpret=False):
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES='')
+    env.pop('TRITON_INTERPRET', None)
+    if interpret:
+        env['TRITON_INTERPRET'] = '1'
+    p = subprocess.run([sys.executable, 'bench.py', f'--out_dir={tmp_path}', *args], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
+    assert "no CUDA here" in p.stdout
+    return p.stdout
+
+
+def test_end_to_end_table_and_json(tmp_path):
+    out = bench(tmp_path, '--warmup_steps=1', '--timed_steps=2')
+    assert "Training step, gpt2 2L 64d, batch 4x64" in out and "losses agree" in out
+    r = json.load(open(tmp_path / 'bench.json'))
+    assert r['device'] == 'cpu' and r['config']['timed_steps'] == 2
+    runs = r['train_step']
+    assert list(runs) == ['baseline eager', 'kernels eager']  # no compile on the CPU
+    tokens = 4 * 64
+    for name, v in runs.items():
+        assert v['ms'] > 0 and v['tokens_per_s'] == pytest.approx(tokens / v['ms'] * 1e3)
+        assert v['mfu'] is None and v['peak_mem_mib'] is None  # a CPU has neither a known peak nor CUDA memory
+        assert math.isfinite(v['final_loss']) and 0 < v['final_loss'] < math.log(512) + 1
+        assert v['vs_baseline_eager'] == pytest.approx(runs['baseline eager']['ms'] / v['ms'])
+        assert set(v['kernels']) == {'layer_norm', 'gelu', 'attention', 'cross_entropy'}
+    # Triton cannot run here: the kernels variant is PyTorch everywhere, so the losses are equal
+    assert set(runs['kernels eager']['kernels'].values()) == {'torch'}
+    assert runs['kernels eager']['loss_diff'] == 0 and r['losses_agree'] is True
+
+
+def test_kernel_sweep_writes_csv_json_and_plots(tmp_path):
+    out = bench(tmp_path, '--kernels', '--kernel_ops=layer_norm,attention', interpret=True)
+    assert "[1/" in out and "wrote kernels.csv" in out  # progress, then the files
+    with open(tmp_path / 'kernels.csv') as f:
+        rows = list(csv.DictReader(f))
+    assert rows and list(rows[0]) == CSV_COLUMNS
+    assert len(json.load(open(tmp_path / 'kernels.json'))['rows']) == len(rows)
+    ops = {(r['op'], r['sweep'] or None, r['x'] or None) for r in rows}
+    # the model's shape and each sweep point: layer_norm at 2 widths, attention at 2 lengths
+    assert {o for o, s, x in ops if s is None} == {'layer_norm', 'attention'} and len(ops) == 6
+    for r in rows:
+        assert r['pass'] in PASSES and r['unit'] == ('TFLOP/s' if r['op'] == 'attention' else 'GB/s')
+        if r['impl'] == 'triton' and r['op'] == 'attention':  # the kernel takes bf16 and fp16: fp32 here fails, shown
+            assert r['call_ms'] == '' and r['rate'] == ''
+            continue
+        assert float(r['call_ms']) > 0 and float(r['rate']) > 0, r
+        assert float(r['max_err']) < 1e-4, r  # fp32 against float64
+    assert {r['impl'] for r in rows if r['op'] == 'layer_norm'} == {'triton', 'torch'}
+    assert {r['impl'] for r in rows if r['op'] == 'attention'} == {'triton', 'torch', 'naive'}
+    assert "triton fwd: RuntimeError: flash_attention: backend='triton' cannot run here" in out
+    for png in ('kernels_layer_norm.png', 'kernels_attention_d16.png'):
+        assert open(tmp_path / png, 'rb').read(8) == b'\x89PNG\r\n\x1a\n'
+
+
+def test_profile_writes_a_trace_and_a_summary(tmp_path):
+    out = bench(tmp_path, '--profile', '--warmup_steps=1', '--profile_steps=1')
+    trace = json.load(open(tmp_path / 'trace.json'))
+    assert any(e.get('name') == 'aten::mm' for e in trace['traceEvents'])
+    summary = open(tmp_path / 'profile.txt').read().splitlines()
+    assert summary[0].startswith('kernels eager, cpu: ') and 'ms per step' in summary[0]
+    assert len(summary) > 10 and 'aten::mm' in '\n'.join(summary)
+    assert json.load(open(tmp_path / 'bench.json'))['profile']['variant'] == 'kernels eager'
+    assert 'trace.json' in out
