@@ -1,8 +1,9 @@
 """
 kernels='auto', measured: for each op of a model, whether the Triton kernel or the PyTorch
 reference is faster on this GPU at this run's shapes. Each op runs forward + backward
-(forward alone for sampling) on random inputs of the model's shapes and dtype, by both implementations (each under
-torch.compile when the model will be compiled); the two must agree (a loose bf16-level
+(forward alone for sampling) on random inputs of the model's shapes and dtype, under
+autocast as the model runs, by both implementations (each under torch.compile when the
+model will be compiled); the two must agree (a loose bf16-level
 check: a kernel that fails, or is far off, loses), and the faster of the median GPU times
 after warm-up wins. Decisions are cached in a JSON file keyed by the GPU, the torch and
 triton versions, the op, its shapes, the dtype and compile, so a second start measures
@@ -132,7 +133,8 @@ def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backw
     for op, (shapes, make, fn) in cases.items():
         key = cache_key(op, shapes, dtype, compile, backward, device)
         if key not in cache:
-            cache[key], new = measure(make, fn, compile, backward), True
+            with torch.autocast(device.type, dtype=dtype, enabled=dtype != torch.float32):  # as train.py runs the model
+                cache[key], new = measure(make, fn, compile, backward), True
         chosen[op] = cache[key]
     if cache_path and new:
         with open(cache_path + '.tmp', 'w') as f:

@@ -63,7 +63,8 @@ def test_kernel_sweep_writes_csv_json_and_plots(tmp_path):
         if r['impl'] == 'triton' and r['op'] == 'attention':  # the kernel takes bf16 and fp16: fp32 here fails, shown
             assert r['call_ms'] == '' and r['rate'] == ''
             continue
-        assert float(r['call_ms']) > 0 and float(r['rate']) > 0, r
+        failed = [line for line in out.splitlines() if 'Error' in line]
+        assert r['call_ms'] and float(r['call_ms']) > 0 and float(r['rate']) > 0, (r, failed)
         assert float(r['max_err']) < 1e-4, r  # fp32 against float64
     assert {r['impl'] for r in rows if r['op'] == 'layer_norm'} == {'triton', 'torch'}
     assert {r['impl'] for r in rows if r['op'] == 'attention'} == {'triton', 'torch', 'naive'}

@@ -91,3 +91,11 @@ def test_the_users_overrides_win_and_are_not_measured(monkeypatch, capsys):
     # sampling: forward only, and no loss to measure
     overrides, timings = measure_kernels(cfg, 1, torch.float32, 'cpu', False, None, backward=False)
     assert set(timings) == {'rms_norm', 'rotary', 'swiglu', 'attention'} and {b for _, b in calls[3:]} == {False}
+
+
+def test_bf16_ops_are_measured_under_autocast_as_the_model_runs_them(device):
+    # the model's LayerNorm gets bf16 activations and fp32 weights; only autocast makes
+    # PyTorch's eager LayerNorm take them on CUDA
+    got = choose.choose(choose.op_cases(['layer_norm'], 2, 8, 16, 2, None, 65, 64, True, torch.bfloat16, device),
+                        torch.bfloat16, False, device, None)
+    assert got['layer_norm']['why'] is None and got['layer_norm']['torch_ms'] > 0
