@@ -8,7 +8,7 @@ fused one when installed), at the model's shapes and over sweeps:
 - rotary and attention: T from 512 to 8192 at 16k tokens, head dims 64 and 128 (16
   heads: 8x16x2048x64 and 4x16x4096x128 are issue 4's shapes);
 - the fused linear + cross-entropy: the vocabulary, from 8192 to 131072.
-Per implementation and pass: GPU time (a CUDA graph of 10 calls, median of 20 replays)
+Per implementation and pass: GPU time (a CUDA graph of 10 calls, median of 10 replays)
 and time per call in an eager loop (launch overhead included), GB/s of minimum traffic
 (TFLOP/s for attention and the loss), the peak memory one call allocates, and the largest
 error against float64 (outputs on the forward's row, gradients on the backward's).
@@ -191,7 +191,7 @@ def graph_ms(fn, calls=10, prepare=None):
             for _ in range(calls):
                 fn()
         torch.cuda.current_stream().wait_stream(side)
-        return time_ms(graph.replay, 20) / calls
+        return time_ms(graph.replay, 10) / calls
     except Exception as e:
         print(f"    CUDA graph capture failed: {type(e).__name__}: {str(e).splitlines()[0][:100]}")
         return None
@@ -268,7 +268,7 @@ def bench_case(case, impls, check=True):
                 gpu = graph_ms(run, prepare=prepare if pass_ == 'bwd' else None)
                 if pass_ == 'bwd':
                     prepare()
-                call, peak = time_ms(run, 50, warmup=3) if cuda else time_ms(run, 2, warmup=1), peak_mib(run)
+                call, peak = time_ms(run, 20, warmup=3) if cuda else time_ms(run, 2, warmup=1), peak_mib(run)
             except Exception as e:
                 print(f"    {impl} {pass_}: {type(e).__name__}: {str(e).splitlines()[0][:100] if str(e) else ''}")
                 gpu = call = peak = None
@@ -342,14 +342,14 @@ def sweep(sizes, dtype, device, out_dir, only_ops='', header=None):
     print(f"{len(cases)} cases; per pass: us of GPU time (CUDA graph; eager time per call without CUDA), Triton's "
           f"rate" + (f" (% of the {ceiling:,.0f} GB/s copy measured here)" if ceiling else '')
           + ", its speedups, peak MiB triton/torch/compile, max error vs float64 triton/torch", flush=True)
+    os.makedirs(out_dir, exist_ok=True)
     rows = []
     for i, case in enumerate(cases):
         print(f"[{i + 1}/{len(cases)}] {case.op} {case.shape}" + ('' if case.sweep is None else f" ({case.sweep} sweep)"), flush=True)
         case_rows = bench_case(case, implementations(case))
         print_case(case_rows, ceiling)
         rows += case_rows
-    os.makedirs(out_dir, exist_ok=True)
-    write_csv(os.path.join(out_dir, 'kernels.csv'), rows)
+        write_csv(os.path.join(out_dir, 'kernels.csv'), rows)  # after each case: a cut-off run keeps what it measured
     autotuned = {name: {str(k): str(c) for k, c in getattr(kernels.attention, name).cache.items()}
                  for name in ('_fwd_tuned', '_dkdv_tuned', '_dq_tuned')} if cuda else {}
     with open(os.path.join(out_dir, 'kernels.json'), 'w') as f:
