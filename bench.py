@@ -191,7 +191,7 @@ if profile:
     # time per kernel on the GPU (per op's own CPU time without one), per step
     spent = collections.Counter()
     for e in prof.events():
-        if cuda and e.device_type == DeviceType.CUDA:
+        if cuda and e.device_type == DeviceType.CUDA and not e.is_user_annotation:
             spent[e.name] += e.device_time_total / profile_steps
         elif not cuda:
             spent[e.name] += e.self_cpu_time_total / profile_steps

@@ -21,11 +21,12 @@ import json
 import math
 import functools
 import itertools
-import importlib
+import importlib.util
 from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
+import torch._functorch.config
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import kernels
@@ -34,6 +35,9 @@ from kernels.rotary import rotary_tables
 
 PASSES = ('fwd', 'bwd', 'fwdbwd')
 cuda = torch.cuda.is_available()
+# the backward alone runs more than once on one forward (retain_graph): compiled
+# backwards must not reuse the forward's buffers for it
+torch._functorch.config.donated_buffer = False
 
 
 def sweep_sizes():
@@ -195,6 +199,9 @@ def graph_ms(fn, calls=10, prepare=None):
     except Exception as e:
         print(f"    CUDA graph capture failed: {type(e).__name__}: {str(e).splitlines()[0][:100]}")
         return None
+    finally:  # a graph's memory pool goes back to the device only here: 80 cases would fill it
+        graph = None
+        torch.cuda.empty_cache()
 
 def peak_mib(fn):
     """MiB that one fn() allocates at its peak beyond what was allocated before it."""
@@ -277,7 +284,7 @@ def bench_case(case, impls, check=True):
             rows.append(dict(op=case.op, shape=case.shape, sweep=case.sweep, axis=case.axis, x=case.x, impl=impl, **{'pass': pass_},
                              gpu_ms=gpu, call_ms=call, rate=t and work / t / (1e6 if case.unit == 'GB/s' else 1e9),
                              unit=case.unit, peak_mib=peak,
-                             max_err=None if call is None else err[0] if pass_ == 'fwd' else err[1] if pass_ == 'bwd' else max(err)))
+                             max_err=None if call is None or None in err else err[0] if pass_ == 'fwd' else err[1] if pass_ == 'bwd' else max(err)))
             saved.clear()
     return rows
 
@@ -355,9 +362,7 @@ def sweep(sizes, dtype, device, out_dir, only_ops='', header=None):
     with open(os.path.join(out_dir, 'kernels.json'), 'w') as f:
         json.dump(dict(header or {}, copy_GBps=ceiling, rows=rows, attention_autotuned=autotuned), f, indent=1)
     written = ['kernels.csv', 'kernels.json']
-    try:
-        import matplotlib  # noqa: F401  (plots only where it is installed)
-    except ImportError:
+    if importlib.util.find_spec('matplotlib') is None:
         print("no matplotlib: no plots (pip install matplotlib)")
     else:
         for name in dict.fromkeys(r['sweep'] for r in rows if r['sweep']):

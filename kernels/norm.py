@@ -154,20 +154,25 @@ def _norm_bwd_kernel(
 # Launch shape by pass ('fwd', 'bwd'): about TILE elements per tile (several narrow rows
 # or one wide one), PER_THREAD elements per thread, programs of COLUMNS_PER_SM / BLOCK_N
 # per SM (at least one) each walking a contiguous range of rows, STAGES-deep load
-# pipelining along it. Chosen by `python bench.py --tune=True`: docs/perf-notes.md.
+# pipelining along it. Chosen by `python bench.py --tune`: docs/perf-notes.md. Tiles of
+# over PIPELINED_TILE_BYTES load without pipelining: the stages' buffers of two or three
+# 32 KB tiles overflow the H100's 227 KB of shared memory (bench.py --kernels, widths of
+# 16384 and up in bf16).
 TILE = {'fwd': 1024, 'bwd': 2048}
 PER_THREAD = {'fwd': 32, 'bwd': 32}
 COLUMNS_PER_SM = {'fwd': 32768, 'bwd': 2048}
 STAGES = {'fwd': 3, 'bwd': 4}
+PIPELINED_TILE_BYTES = 16384
 
-def _launch(M, N, device, pass_):
-    """(programs, rows_per_program, kernel meta-parameters) for M rows of width N."""
+def _launch(M, N, element_size, device, pass_):
+    """(programs, rows_per_program, kernel meta-parameters) for M rows of width N whose
+    widest input has elements of element_size bytes."""
     BLOCK_N = triton.next_power_of_2(N)
     BLOCK_M = max(1, TILE[pass_] // BLOCK_N)
     num_warps = min(max(BLOCK_M * BLOCK_N // (32 * PER_THREAD[pass_]), 1), 32)
     rows_per_program, programs = row_ranges(M, device, BLOCK_M, max(1, COLUMNS_PER_SM[pass_] // BLOCK_N))
-    return programs, rows_per_program, dict(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, STAGES=STAGES[pass_],
-                                            num_warps=num_warps)
+    stages = STAGES[pass_] if BLOCK_M * BLOCK_N * element_size <= PIPELINED_TILE_BYTES else 1
+    return programs, rows_per_program, dict(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, STAGES=stages, num_warps=num_warps)
 
 def _fake_norm_fwd(x, residual, weight, bias, eps, is_rms, out_dtype):
     M = x.numel() // x.shape[-1]
@@ -199,7 +204,7 @@ def norm_fwd(x: torch.Tensor, residual: Optional[torch.Tensor], weight: torch.Te
     mean = torch.empty(0 if is_rms else M, dtype=torch.float32, device=x.device)
     rstd = torch.empty(M, dtype=torch.float32, device=x.device)
     if M > 0:
-        programs, rows_per_program, meta = _launch(M, N, x.device, 'fwd')
+        programs, rows_per_program, meta = _launch(M, N, max(x.element_size(), r2.element_size()), x.device, 'fwd')
         wrap_triton(_norm_fwd_kernel)[(programs,)](
             x2, r2, weight.contiguous(), weight if bias is None else bias.contiguous(), y, h, mean, rstd,
             M, N, x2.stride(0), r2.stride(0), eps, rows_per_program,
@@ -221,7 +226,7 @@ def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, 
     dho2 = dy2 if dh_out is None else as_rows(dh_out)
     M = h2.shape[0]
     dh = torch.empty(h.shape, dtype=h.dtype, device=h.device)
-    programs, rows_per_program, meta = _launch(M, N, h.device, 'bwd')
+    programs, rows_per_program, meta = _launch(M, N, max(h.element_size(), dy.element_size(), dho2.element_size()), h.device, 'bwd')
     partial = torch.empty((2 if has_bias else 1, programs, N), dtype=torch.float32, device=h.device)
     if M == 0:
         partial.zero_()

