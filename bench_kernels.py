@@ -30,7 +30,7 @@ import torch._functorch.config
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import kernels
-from kernels.choose import time_ms
+from kernels.choose import time_ms, graph_ms
 from kernels.rotary import rotary_tables
 
 PASSES = ('fwd', 'bwd', 'fwdbwd')
@@ -177,33 +177,6 @@ def implementations(case):
 
 
 # measuring ------------------------------------------------------------------------
-
-def graph_ms(fn, calls=10, prepare=None):
-    """GPU milliseconds per fn() without launch overhead: `calls` calls captured in one CUDA
-    graph and replayed; prepare() first, on the capture's stream (a backward must run where
-    its forward ran). None on a CPU or where capture fails (Liger synchronises)."""
-    if not cuda:
-        return None
-    try:
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            if prepare:
-                prepare()
-            for _ in range(3):  # warm-up off the capture, as CUDA graphs require
-                fn()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, stream=side):
-            for _ in range(calls):
-                fn()
-        torch.cuda.current_stream().wait_stream(side)
-        return time_ms(graph.replay, 10) / calls
-    except Exception as e:
-        print(f"    CUDA graph capture failed: {type(e).__name__}: {str(e).splitlines()[0][:100]}")
-        return None
-    finally:  # a graph's memory pool goes back to the device only here: 80 cases would fill it
-        graph = None
-        torch.cuda.empty_cache()
 
 def peak_mib(fn):
     """MiB that one fn() allocates at its peak beyond what was allocated before it."""

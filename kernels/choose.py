@@ -3,11 +3,12 @@ kernels='auto', measured: for each op of a model, whether the Triton kernel or t
 reference is faster on this GPU at this run's shapes. Each op runs forward + backward
 (forward alone for sampling) on random inputs of the model's shapes and dtype, under
 autocast as the model runs, by both implementations (each under torch.compile when the
-model will be compiled); the two must agree (a loose bf16-level
-check: a kernel that fails, or is far off, loses), and the faster of the median GPU times
-after warm-up wins. Decisions are cached in a JSON file keyed by the GPU, the torch and
-triton versions, the op, its shapes, the dtype and compile, so a second start measures
-nothing.
+model will be compiled). The two must agree (a loose bf16-level check: a kernel that
+fails, or is far off, loses); then the one of less GPU time wins, timed as calls replayed
+from a CUDA graph: what an op costs when the host runs ahead of a busy GPU, as in training
+models of GPT-2's size. The time per call in an eager loop (host overhead included) is
+kept beside it. Decisions are cached in a JSON file keyed by the GPU, the torch and triton
+versions, the op, its shapes, the dtype and compile, so a second start measures nothing.
 """
 import os
 import json
@@ -54,19 +55,17 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
 
 
 def _run(f, inputs, backward=True):
-    """Forward (and backward) once; the outputs (and the inputs' gradients)."""
+    """Forward (and backward) once; the outputs (and the gradients of the inputs that take one)."""
     if not backward:
         with torch.no_grad():
             outs = f(*inputs)
         return list(outs) if isinstance(outs, tuple) else [outs]
-    for t in inputs:
-        if torch.is_tensor(t) and t.requires_grad:
-            t.grad = None
     outs = f(*inputs)
     outs = outs if isinstance(outs, tuple) else (outs,)
-    torch.autograd.backward([o for o in outs if o.requires_grad],
-                            [torch.ones_like(o) / o.numel() ** 0.5 for o in outs if o.requires_grad])
-    return [o.detach() for o in outs] + [t.grad for t in inputs if torch.is_tensor(t) and t.requires_grad]
+    diff = [o for o in outs if o.requires_grad]
+    grads = torch.autograd.grad(diff, [t for t in inputs if torch.is_tensor(t) and t.requires_grad],
+                                [torch.ones_like(o) / o.numel() ** 0.5 for o in diff])
+    return [o.detach() for o in outs] + list(grads)
 
 
 def time_ms(fn, reps, warmup=3):
@@ -93,28 +92,70 @@ def time_ms(fn, reps, warmup=3):
     return statistics.median(times)
 
 
+def graph_ms(fn, calls=10, prepare=None):
+    """GPU milliseconds per fn() without launch overhead: `calls` calls captured in one CUDA
+    graph and replayed; prepare() first, on the capture's stream (a backward must run where
+    its forward ran). None on a CPU or where capture fails (an op that synchronises)."""
+    if not torch.cuda.is_available():
+        return None
+    graph = None
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            if prepare:
+                prepare()
+            for _ in range(3):  # warm-up off the capture, as CUDA graphs require
+                fn()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=side):
+            for _ in range(calls):
+                fn()
+        torch.cuda.current_stream().wait_stream(side)
+        return time_ms(graph.replay, 10) / calls
+    except Exception as e:
+        print(f"    CUDA graph capture failed: {type(e).__name__}: {str(e).splitlines()[0][:100]}")
+        return None
+    finally:  # a graph's memory pool goes back to the device only here
+        graph = None
+        torch.cuda.empty_cache()
+
+
+def _times(f, inputs, backward, reps):
+    """(GPU ms per call: the time that counts when the GPU is the bottleneck, as in training
+    at these sizes; ms per call in an eager loop, host overhead included). Without a GPU
+    or a CUDA graph, both are the eager loop's."""
+    run = lambda: _run(f, inputs, backward)
+    call = time_ms(run, reps)
+    return graph_ms(run) or call, call
+
+
 def measure(make, fn, compile, backward=True, reps=10):
-    """dict(impl, triton_ms, torch_ms, why) for one op: the faster of the two if they agree."""
+    """dict(impl, triton_ms, torch_ms, triton_call_ms, torch_call_ms, why) for one op: the
+    one of less GPU time, if the two agree."""
     inputs = make()
     impls = {be: torch.compile(fn(be)) if compile else fn(be) for be in ('torch', 'triton')}
     want = _run(impls['torch'], inputs, backward)
-    torch_ms = time_ms(lambda: _run(impls['torch'], inputs, backward), reps)
+    torch_ms, torch_call_ms = _times(impls['torch'], inputs, backward, reps)
+    lost = lambda why: dict(impl='torch', triton_ms=None, torch_ms=torch_ms, triton_call_ms=None,
+                            torch_call_ms=torch_call_ms, why=why)
     try:
         got = _run(impls['triton'], inputs, backward)
         off = max(((g.float() - w.float()).abs().max() / (w.float().abs().max() + 1e-6)).item()
                   for g, w in zip(got, want) if g is not None and w is not None)
         if not off <= AGREE:  # NaN too
-            return dict(impl='torch', triton_ms=None, torch_ms=torch_ms, why=f"Triton off by {off:.2g} of the output's scale")
-        triton_ms = time_ms(lambda: _run(impls['triton'], inputs, backward), reps)
+            return lost(f"Triton off by {off:.2g} of the output's scale")
+        triton_ms, triton_call_ms = _times(impls['triton'], inputs, backward, reps)
     except Exception as e:  # a kernel that cannot compile or launch here loses
-        return dict(impl='torch', triton_ms=None, torch_ms=torch_ms, why=f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
-    return dict(impl='triton' if triton_ms < torch_ms else 'torch', triton_ms=triton_ms, torch_ms=torch_ms, why=None)
+        return lost(f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
+    return dict(impl='triton' if triton_ms < torch_ms else 'torch', triton_ms=triton_ms, torch_ms=torch_ms,
+                triton_call_ms=triton_call_ms, torch_call_ms=torch_call_ms, why=None)
 
 
 def cache_key(op, shapes, dtype, compile, backward, device):
     gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
     return (f"{gpu} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
-            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile} | {'fwd+bwd' if backward else 'fwd'}")
+            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile} | {'fwd+bwd' if backward else 'fwd'} | GPU time")
 
 
 def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True):
