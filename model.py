@@ -106,8 +106,8 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     for op, r in timings.items():
         overrides[name_of[op]] = r['impl'] == 'triton'
         times = '' if r['torch_ms'] is None else (
-            f" (GPU time: Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms; per call in an "
-            f"eager loop: {r['triton_call_ms'] or float('nan'):.3f} ms, {r['torch_call_ms']:.3f} ms)")
+            f" (per call in a loop: Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms; "
+            f"GPU time alone: {r['triton_gpu_ms'] or float('nan'):.3f} ms, {r['torch_gpu_ms']:.3f} ms)")
         print(f"  {op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
     return overrides, timings
 

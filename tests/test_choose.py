@@ -17,7 +17,7 @@ from model import GPTConfig, measure_kernels
 def fake_measure(calls):
     def measure(make, fn, compile, backward):
         calls.append((fn, backward))
-        return dict(impl='triton', triton_ms=1.0, torch_ms=2.0, triton_call_ms=3.0, torch_call_ms=4.0, why=None)
+        return dict(impl='triton', triton_ms=1.0, torch_ms=2.0, triton_gpu_ms=3.0, torch_gpu_ms=4.0, why=None)
     return measure
 
 
@@ -87,7 +87,7 @@ def test_the_users_overrides_win_and_are_not_measured(monkeypatch, capsys):
                                          overrides=dict(rms_norm=False, rotary=None, attention=True))
     assert set(timings) == {'rotary', 'swiglu', 'cross_entropy'} and len(calls) == 3
     assert overrides == dict(rms_norm=False, rotary=True, mlp=True, attention=True, cross_entropy=True)
-    assert ("  swiglu: triton (GPU time: Triton 1.000 ms, PyTorch 2.000 ms; per call in an eager loop: 3.000 ms, "
+    assert ("  swiglu: triton (per call in a loop: Triton 1.000 ms, PyTorch 2.000 ms; GPU time alone: 3.000 ms, "
             "4.000 ms)") in capsys.readouterr().out
     # sampling: forward only, and no loss to measure
     overrides, timings = measure_kernels(cfg, 1, torch.float32, 'cpu', False, None, backward=False)
