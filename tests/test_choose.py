@@ -103,11 +103,11 @@ def test_bf16_ops_are_measured_under_autocast_as_the_model_runs_them(device):
 
 
 @pytest.mark.parametrize("compile, winner", [(False, 'triton'), (True, 'torch')])
-def test_eager_decides_on_the_loop_time_compiled_on_gpu_time(monkeypatch, compile, winner):
+def test_eager_decides_on_the_loop_time_compiled_on_gpu_time(monkeypatch, compile, winner, device):
     # Triton: 1 ms per call in a loop, 5 ms of GPU time; PyTorch: 2 ms and 3 ms
     times = iter([(2.0, 3.0), (1.0, 5.0)])  # measure times PyTorch first
     monkeypatch.setattr(choose, '_times', lambda f, inputs, backward, reps: next(times))
     monkeypatch.setattr(torch, 'compile', lambda f: f)  # the decision, not the compiler
-    shapes, make, fn = cases(ops=('gelu',))['gelu']
+    shapes, make, fn = choose.op_cases(['gelu'], 2, 8, 16, 2, None, 65, 64, True, torch.float32, device)['gelu']
     r = choose.measure(make, fn, compile)
     assert r['impl'] == winner and (r['triton_ms'], r['triton_gpu_ms'], r['torch_ms'], r['torch_gpu_ms']) == (1, 5, 2, 3)
