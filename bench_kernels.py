@@ -35,9 +35,6 @@ from kernels.rotary import rotary_tables
 
 PASSES = ('fwd', 'bwd', 'fwdbwd')
 cuda = torch.cuda.is_available()
-# the backward alone runs more than once on one forward (retain_graph): compiled
-# backwards must not reuse the forward's buffers for it
-torch._functorch.config.donated_buffer = False
 
 
 def sweep_sizes():
@@ -222,6 +219,9 @@ def errors(f, ref, inputs, dys, check_one):
     got, want = run(f, inputs, dys), run(ref, wide, [d.double() for d in dys])
     return tuple(max((a.double() - b).abs().max().item() for a, b in zip(g, w)) for g, w in zip(got, want))
 
+# the backward alone runs more than once on one forward (retain_graph): compiled backwards
+# must not reuse the forward's buffers for it (only here: bench.py's training steps keep it)
+@torch._functorch.config.patch(donated_buffer=False)
 def bench_case(case, impls, check=True):
     """[row] per implementation and pass: dict(op, shape, sweep, axis, x, impl, pass, gpu_ms,
     call_ms, rate, unit, peak_mib, max_err). A failing implementation (one that refuses the
