@@ -198,6 +198,12 @@ try:
     model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides)
 except ValueError as e:
     fail(e)
+if ddp:  # every rank runs rank 0's choice: checked once, as a rank that differed would train another model
+    chosen = [None] * ddp_world_size
+    dist.all_gather_object(chosen, model.kernels)
+    if any(c != chosen[0] for c in chosen):
+        fail(f"the DDP ranks built different kernels: {chosen}")
+    print(f"kernels: the same on all {ddp_world_size} ranks")
 if checkpoint is not None:
     try:
         model.load_state_dict(checkpoint['model'])

@@ -91,6 +91,7 @@ def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
             f'--out_dir={tmp_path}', '--device=cpu', '--max_iters=10', '--eval_interval=10',
             '--gradient_accumulation_steps=2')
     assert "ddp: weights identical on all 2 ranks" in p.stdout, p.stdout + p.stderr
+    assert "kernels: the same on all 2 ranks" in p.stdout
     assert "tokens per iteration: 1,024 (2 rank(s) x 1 micro-steps x 8 x 64)" in p.stdout
 
 def test_muon_trains_resumes_and_shards_under_ddp(data_root, tmp_path):
