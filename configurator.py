@@ -48,9 +48,12 @@ def _checked(name, value, default):
     return value
 
 def _parse(raw, default):
-    """The value of --key=raw: a Python literal, else the raw text."""
+    """The value of --key=raw: a Python literal, else the raw text. None is None for every
+    key, str keys included (--kernels_cache=None turns the cache off; --x="'None'" is the text)."""
     if isinstance(default, bool) and raw in ('true', 'false'):
         return raw == 'true'
+    if raw == 'None':
+        return None
     try:
         value = ast.literal_eval(raw)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

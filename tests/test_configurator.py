@@ -77,7 +77,7 @@ def test_bool_parsing(raw, value):
 
 
 @pytest.mark.parametrize('raw, value', [
-    ('out-x', 'out-x'), ('123', '123'), ("'a'", 'a'), ('"b c"', 'b c'), ('None', 'None'), ('', ''),
+    ('out-x', 'out-x'), ('123', '123'), ("'a'", 'a'), ('"b c"', 'b c'), ("'None'", 'None'), ('', ''),
     ('a=b', 'a=b'),
 ])
 def test_str_keys_take_raw_text(raw, value):
@@ -93,10 +93,10 @@ def test_none_default_takes_anything(raw, value):
     assert g['n_kv_head'] == value
 
 
-def test_none_accepted_for_any_key():  # e.g. sample.py's --top_k=None
+def test_none_accepted_for_any_key():  # e.g. sample.py's --top_k=None, train.py's --kernels_cache=None
     g = defaults()
-    configure(g, ['--max_iters=None'])
-    assert g['max_iters'] is None
+    configure(g, ['--max_iters=None', '--out_dir=None'])
+    assert g['max_iters'] is None and g['out_dir'] is None
 
 
 def test_unknown_key_suggests_close_names(capsys):
