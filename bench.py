@@ -1,6 +1,6 @@
 """
 Benchmarks of GPT training with the Triton kernels against plain PyTorch, every variant
-in one run on one device; results are printed and written to out_dir.
+in one run on one device; results are printed and written to bench_dir.
 $ python bench.py                        # end to end: GPT-2 124M, batch 12x1024, bf16, random tokens; the
                                          # baseline (PyTorch ops) and the kernels ('auto', measured here), each
                                          # eager and compiled: ms/iter, tokens/s, MFU, memory, loss -> bench.json
@@ -52,7 +52,7 @@ optim = False  # AdamW vs Muon
 tune = False  # each kernel's tile settings (module constants), timed
 kernels_cache = 'kernels_cache.json'  # the measured kernel choices, shared with train.py; None: measure each time
 loss_tolerance = 0.02  # the variants' losses after the same steps must agree this closely
-out_dir = 'bench_out'
+bench_dir = 'bench_out'  # results: bench.json, kernels.csv/json and plots, trace.json, profile.txt (not out_dir: a training config's run folder)
 seed = 1337
 # -----------------------------------------------------------------------------
 config = configure(globals(), skip_unknown_in_files=True)
@@ -66,7 +66,7 @@ if not cuda:
 ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
 gpu_name, peak_flops = gpu_peak_flops(device)
 torch.backends.cuda.matmul.allow_tf32 = True
-os.makedirs(out_dir, exist_ok=True)
+os.makedirs(bench_dir, exist_ok=True)
 header = dict(device=gpu_name, torch=torch.__version__, triton=triton.__version__ if TRITON_AVAILABLE else None,
               dtype=dtype, date=time.strftime('%Y-%m-%d'))
 print(f"device: {gpu_name}, torch {header['torch']}, triton {header['triton'] or 'not installed'}, dtype {dtype}")
@@ -147,7 +147,7 @@ if steps:
     n_a = lambda v, fmt: 'n/a' if v is None else fmt.format(v)
     table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, random "
           f"tokens (a new batch each step, the same for every variant), AdamW; median of {timed_steps} steps after "
-          f"{warmup_steps} warm-up; MFU of {gpu_name}'s peak bf16 FLOP/s; loss after the {warmup_steps + timed_steps} steps",
+          f"{warmup_steps} warm-up; " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '') + f"loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', 'loss - baseline', 'vs baseline eager',
            'vs baseline compiled', 'memory vs compiled'],
           [[v, f"{r['ms']:.2f}", f"{r['tokens_per_s']:,.0f}", n_a(r['mfu'] and 100 * r['mfu'], "{:.1f}%"),
@@ -164,7 +164,7 @@ if steps:
 kernel_sizes = (batch_size, block_size, n_embd, n_head, n_kv_head, vocab_size, mlp_hidden(GPTConfig(n_embd=n_embd, arch='llama')))
 if kernels:
     print("\nEach op alone: forward, backward, forward+backward" + ('' if cuda else ' (CPU: eager, small sizes)'), flush=True)
-    bench_kernels.sweep(kernel_sizes, ptdtype, device, out_dir, kernel_ops, header)
+    bench_kernels.sweep(kernel_sizes, ptdtype, device, bench_dir, kernel_ops, header)
 if tune:
     if cuda:
         results['tune'] = bench_kernels.tune(kernel_sizes, ptdtype, device, kernel_ops)
@@ -186,7 +186,7 @@ if profile:
             train_step()
         sync()
         wall_us = (time.perf_counter() - t0) * 1e6 / profile_steps
-    trace = os.path.join(out_dir, 'trace.json')
+    trace = os.path.join(bench_dir, 'trace.json')
     prof.export_chrome_trace(trace)
     # time per kernel on the GPU (per op's own CPU time without one), per step
     spent = collections.Counter()
@@ -200,10 +200,10 @@ if profile:
              f"({100 * busy / wall_us:.0f}%); {'kernels' if cuda else 'ops'} by time per step:",
              f"{'us/step':>10} {'share':>6}  name"]
     lines += [f"{us:10.1f} {100 * us / busy:5.1f}%  {name[:110]}" for name, us in spent.most_common(40)]
-    with open(os.path.join(out_dir, 'profile.txt'), 'w') as f:
+    with open(os.path.join(bench_dir, 'profile.txt'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
     print('\n'.join(lines))
-    print(f"wrote {trace} (open in chrome://tracing or ui.perfetto.dev) and {os.path.join(out_dir, 'profile.txt')}")
+    print(f"wrote {trace} (open in chrome://tracing or ui.perfetto.dev) and {os.path.join(bench_dir, 'profile.txt')}")
     results['profile'] = dict(variant=variant, wall_ms=wall_us / 1e3, busy_ms=busy / 1e3,
                               per_kernel_us=dict(spent.most_common(100)))
     del model, optimizer, step_model, train_step, losses
@@ -261,6 +261,6 @@ if optim:
           ['optimizer', 'train step', 'optimizer adds', 'share', 'step alone', 'Newton-Schulz alone'], rows)
 
 if steps or profile or optim or tune:
-    with open(os.path.join(out_dir, 'bench.json'), 'w') as f:
+    with open(os.path.join(bench_dir, 'bench.json'), 'w') as f:
         json.dump(results, f, indent=2)
-    print(f"\nwrote {os.path.join(out_dir, 'bench.json')}")
+    print(f"\nwrote {os.path.join(bench_dir, 'bench.json')}")

@@ -13,7 +13,7 @@ and time per call in an eager loop (launch overhead included), GB/s of minimum t
 (TFLOP/s for attention and the loss), the peak memory one call allocates, and the largest
 error against float64 (outputs on the forward's row, gradients on the backward's).
 Inputs rotate among copies that overflow the 50 MB L2 cache, so bandwidth is DRAM's.
-Writes kernels.csv, kernels.json and one PNG per op and sweep into out_dir.
+Writes kernels.csv, kernels.json and one PNG per op and sweep into bench.py's bench_dir.
 """
 import os
 import csv

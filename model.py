@@ -46,8 +46,9 @@ ARCH_OPS = {
     'llama': ('rms_norm', 'rotary', 'swiglu', 'attention', 'cross_entropy'),
 }
 TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention', 'cross_entropy')
-# Ops that kernels='auto' leaves to PyTorch, measured faster there (docs/benchmarks.md), until
-# issue 7's per-shape measurement replaces this list:
+# Ops that kernels='auto' leaves to PyTorch where nothing measures them (a GPT built
+# directly, the CPU interpreter; train.py, sample.py and bench.py measure on CUDA, see
+# measure_kernels), as measured faster there on the H100 (docs/benchmarks.md):
 # - attention: our Triton kernel wins forward + backward at GPT-2's shape on the H100 (1.04x
 #   SDPA; 1.18x with GQA 12/4 heads) but loses the forward alone (0.98x) and at head dim 128
 #   with long sequences (0.75x);

@@ -23,7 +23,7 @@ def bench(tmp_path, *args, interpret=False):
     env.pop('TRITON_INTERPRET', None)
     if interpret:
         env['TRITON_INTERPRET'] = '1'
-    p = subprocess.run([sys.executable, 'bench.py', f'--out_dir={tmp_path}', *args], cwd=ROOT, env=env,
+    p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', *args], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
     assert "no CUDA here" in p.stdout
