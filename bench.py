@@ -91,9 +91,10 @@ tokens = batch_size * block_size
 VARIANTS = [f"{k} {c}" for c in (['eager', 'compiled'] if cuda else ['eager']) for k in ('baseline', 'kernels')]
 
 def build(variant, muon=None):
-    """(model, train_step(), losses) of a variant: 'baseline' runs PyTorch's ops, 'kernels'
-    the faster of Triton and PyTorch per op as measured here (as train.py's kernels='auto');
-    the same initial weights, and the same batches in the same order, for every variant."""
+    """(model, optimizer, the model as stepped (compiled or not), train_step(), the losses it
+    appends to) of a variant: 'baseline' runs PyTorch's ops, 'kernels' the faster of Triton
+    and PyTorch per op as measured here (as train.py's kernels='auto'); the same initial
+    weights, and the same batches in the same order, for every variant."""
     setting, compiled = variant.split()
     compiled = compiled == 'compiled'
     overrides, timings = None, None
