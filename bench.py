@@ -90,11 +90,10 @@ ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
 tokens = batch_size * block_size
 VARIANTS = [f"{k} {c}" for c in (['eager', 'compiled'] if cuda else ['eager']) for k in ('baseline', 'kernels')]
 
-def build(variant, muon=None):
-    """(model, optimizer, the model as stepped (compiled or not), train_step(), the losses it
-    appends to) of a variant: 'baseline' runs PyTorch's ops, 'kernels' the faster of Triton
-    and PyTorch per op as measured here (as train.py's kernels='auto'); the same initial
-    weights, and the same batches in the same order, for every variant."""
+def build(variant):
+    """(model, the model as stepped: compiled or not) of a variant: 'baseline' runs PyTorch's
+    ops, 'kernels' the faster of Triton and PyTorch per op as measured here (as train.py's
+    kernels='auto'); the same initial weights for every variant."""
     setting, compiled = variant.split()
     compiled = compiled == 'compiled'
     overrides, timings = None, None
@@ -103,8 +102,11 @@ def build(variant, muon=None):
     torch.manual_seed(seed)
     model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides).to(device)
     model.kernel_timings = timings
-    optimizer = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=muon)
-    step_model = torch.compile(model) if compiled else model
+    return model, torch.compile(model) if compiled else model
+
+def stepper(step_model, optimizer):
+    """(train_step(), the losses it appends to): the same batches in the same order for
+    every variant."""
     losses, batches = [], itertools.cycle(data)
 
     def train_step():
@@ -116,7 +118,11 @@ def build(variant, muon=None):
         optimizer.zero_grad(set_to_none=True)
         losses.append(loss.detach())
 
-    return model, optimizer, step_model, train_step, losses
+    return train_step, losses
+
+def make_optimizer(model, muon=None):
+    """AdamW as nanoGPT's bench sets it up, or Muon with AdamW for the rest (muon: its settings)."""
+    return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=muon)
 
 results = dict(header, config=config)
 
@@ -125,7 +131,8 @@ if steps:
     runs = {}
     for i, variant in enumerate(VARIANTS):
         print(f"\n[{i + 1}/{len(VARIANTS)}] {variant}: building, {warmup_steps} warm-up + {timed_steps} timed steps", flush=True)
-        model, optimizer, step_model, train_step, losses = build(variant)
+        model, step_model = build(variant)
+        train_step, losses = stepper(step_model, make_optimizer(model))
         if cuda:
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
@@ -135,7 +142,7 @@ if steps:
                              first_loss=losses[0].item(), final_loss=losses[-1].item(),
                              kernels=model.kernels, kernel_timings=model.kernel_timings)
         print(f"  {ms:.2f} ms/iter, loss {runs[variant]['final_loss']:.4f}", flush=True)
-        del model, optimizer, step_model, train_step, losses
+        del model, step_model, train_step, losses
     eager, compiled = runs['baseline eager'], runs.get('baseline compiled')
     for r in runs.values():
         r['vs_baseline_eager'] = eager['ms'] / r['ms']
@@ -176,7 +183,8 @@ if tune:
 if profile:
     variant = profile_variant if profile_variant in VARIANTS else VARIANTS[-1]
     print(f"\nprofile: {variant}, {warmup_steps} warm-up steps, then {profile_steps} steps traced", flush=True)
-    model, optimizer, step_model, train_step, losses = build(variant)
+    model, step_model = build(variant)
+    train_step, losses = stepper(step_model, make_optimizer(model))
     for _ in range(warmup_steps):
         train_step()
     sync()
@@ -207,7 +215,7 @@ if profile:
     print(f"wrote {trace} (open in chrome://tracing or ui.perfetto.dev) and {os.path.join(bench_dir, 'profile.txt')}")
     results['profile'] = dict(variant=variant, wall_ms=wall_us / 1e3, busy_ms=busy / 1e3,
                               per_kernel_us=dict(spent.most_common(100)))
-    del model, optimizer, step_model, train_step, losses
+    del model, step_model, train_step, losses
 
 # 4. the optimizer ------------------------------------------------------------------
 def optimizer_rows():
@@ -221,10 +229,12 @@ def optimizer_rows():
     if cuda and TRITON_AVAILABLE:
         choices['Muon, Newton-Schulz in Triton'] = muon('triton')
     rows, out, fwd_bwd_ms = [], {}, None
+    model, step_model = build(VARIANTS[-1])  # one model (and compilation) for every optimizer
+    X, Y = data[0]
     for name, setting in choices.items():
         print(f"  {name}...", flush=True)
-        model, optimizer, step_model, train_step, _ = build(VARIANTS[-1], muon=setting)
-        X, Y = data[0]
+        optimizer = make_optimizer(model, setting)
+        train_step, _ = stepper(step_model, optimizer)
 
         def forward_backward():
             with ctx:
@@ -249,7 +259,6 @@ def optimizer_rows():
             print(f"  {optimizer.graph_replays} Muon steps replayed from CUDA graphs")
         rows.append([name, f"{step_ms:.2f}", f"{added:.2f}", f"{100 * added / step_ms:.1f}%", f"{opt_ms:.2f}",
                      '' if ns_ms is None else f"{ns_ms:.2f}"])
-        del model, optimizer, step_model, train_step
     return rows, out
 
 if optim:

@@ -166,8 +166,9 @@ def implementations(case):
         if case.op == 'attention':
             impls.update({'sdpa flash': sdpa_with(SDPBackend.FLASH_ATTENTION), 'sdpa cudnn': sdpa_with(SDPBackend.CUDNN_ATTENTION),
                           'naive': attention_naive})
-        if case.op == 'cross_entropy' and liger_linear_ce():
-            impls['liger'] = liger_linear_ce()
+        liger = liger_linear_ce() if case.op == 'cross_entropy' else None
+        if liger:
+            impls['liger'] = liger
     elif case.op == 'attention':
         impls['naive'] = attention_naive
     return impls

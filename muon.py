@@ -64,8 +64,9 @@ class Muon(torch.optim.Optimizer):
         if backend == 'triton' and reason:
             raise ValueError(f"Muon: backend='triton' cannot run: {reason}")
         self.backend = 'torch' if backend == 'torch' or reason else 'triton'
-        # per Muon group: {'lr': the lr its graphs read, 'pool': their memory, 'seen': {addresses and settings: graph or None}}
-        self.graphs = {} if cuda_graphs and device_type == 'cuda' and self.backend == 'triton' else None
+        # per Muon group: {'lr': the lr its graphs read, 'pool': their memory, 'seen': {addresses and settings: graph or None}};
+        # None under DDP (build the optimizer after init_process_group): the all-gather stays eager
+        self.graphs = {} if cuda_graphs and device_type == 'cuda' and self.backend == 'triton' and _world_size() == 1 else None
         self.graph_replays = 0
 
     @torch.no_grad()
@@ -88,7 +89,7 @@ class Muon(torch.optim.Optimizer):
         for p in params:
             stacks.setdefault(tuple(sorted(p.shape)), []).append(p)  # a tall one joins its wide form
         stacks = list(stacks.values())
-        if self.graphs is None or _world_size() > 1:
+        if self.graphs is None:
             self._muon_update(stacks, group, group['lr'])
         else:
             self._muon_update_graphed(stacks, group, params)

@@ -336,7 +336,7 @@ while True:
     if iter_num > max_iters:
         break
 
-if getattr(optimizer, 'graphs', None) is not None and not ddp:  # Muon on one GPU (not under DDP)
+if getattr(optimizer, 'graphs', None) is not None:  # Muon on one GPU (not under DDP)
     print(f"muon: {optimizer.graph_replays} steps replayed from CUDA graphs (the others launched eagerly)")
 if ddp:  # DDP keeps replicas in step; check it once, cheaply, at the end
     digest = hashlib.sha256(b''.join(p.detach().float().cpu().numpy().tobytes() for p in raw_model.parameters())).hexdigest()
