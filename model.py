@@ -109,7 +109,8 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
         times = '' if r['torch_ms'] is None else (
             f" (per call in a loop: Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms; "
             f"GPU time alone: {r['triton_gpu_ms'] or float('nan'):.3f} ms, {r['torch_gpu_ms']:.3f} ms)")
-        print(f"  {op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
+        failed = (r['why'] or '').startswith('Triton')  # a kernel that failed here or disagreed: PyTorch stands in
+        print(f"  {'WARNING: ' if failed else ''}{op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
     return overrides, timings
 
 # The norms take the residual stream x and the last sublayer's output, not yet added

@@ -5,13 +5,14 @@ $ python sample.py --out_dir=out-shakespeare-char --start="ROMEO:" --num_samples
 """
 import os
 import sys
-import pickle
 from contextlib import nullcontext
 
 import torch
 
+import checkpoint
 from model import GPTConfig, GPT, OVERRIDES, measure_kernels
 from configurator import configure
+from data.common import read_meta
 
 # -----------------------------------------------------------------------------
 out_dir = 'out'  # the checkpoint is out_dir/ckpt.pt
@@ -45,11 +46,11 @@ ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torc
 ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
 torch.manual_seed(seed)
 
-ckpt_path = os.path.join(out_dir, 'ckpt.pt')
-if not os.path.exists(ckpt_path):
-    sys.exit(f"error: no checkpoint at {ckpt_path}: train first, or set --out_dir to a run's folder")
-checkpoint = torch.load(ckpt_path, map_location=device, weights_only=True)
-gptconf = GPTConfig(**dict(checkpoint['model_args'], dropout=0.0))  # sampling never drops out
+try:
+    ckpt = checkpoint.load(os.path.join(out_dir, 'ckpt.pt'), device)
+except ValueError as e:
+    sys.exit(f"error: {e}")
+gptconf = GPTConfig(**dict(ckpt['model_args'], dropout=0.0))  # sampling never drops out
 overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
 if kernels == 'auto' and device_type == 'cuda':  # one sequence at a time, forward only
     overrides, _ = measure_kernels(gptconf, 1, ptdtype, device, compile, kernels_cache, overrides, backward=False)
@@ -57,7 +58,7 @@ try:
     model = GPT(gptconf, kernels=kernels, device_type=device_type, overrides=overrides)
 except ValueError as e:
     sys.exit(f"error: {e}")
-model.load_state_dict(checkpoint['model'])
+model.load_state_dict(ckpt['model'])
 model.eval().to(device)
 if compile:
     model = torch.compile(model)
@@ -67,12 +68,16 @@ if start.startswith('FILE:'):
         start = f.read()
 
 # the tokenizer: the dataset's character vocabulary if it has one, else GPT-2 BPE
-train_config = checkpoint['config']
-meta_path = os.path.join(train_config['data_root'], train_config['dataset'], 'meta.pkl')
-if os.path.exists(meta_path):
-    print(f"loading the vocabulary from {meta_path}")
-    with open(meta_path, 'rb') as f:
-        meta = pickle.load(f)
+data_dir = os.path.join(ckpt['config']['data_root'], ckpt['config']['dataset'])
+try:
+    meta = read_meta(data_dir)
+except ValueError as e:
+    sys.exit(f"error: {e}")
+if meta:
+    print(f"loading the vocabulary from {meta['path']}")
+    if meta['vocab_size'] != gptconf.vocab_size:
+        sys.exit(f"error: {meta['path']} has {meta['vocab_size']} tokens but the checkpoint's model "
+                 f"{gptconf.vocab_size}: the dataset was prepared again since; sample with the vocabulary it was trained on")
     stoi, itos = meta['stoi'], meta['itos']
     unknown = sorted(set(c for c in start if c not in stoi))
     if unknown:
@@ -80,7 +85,7 @@ if os.path.exists(meta_path):
     encode = lambda s: [stoi[c] for c in s]
     decode = lambda ids: ''.join(itos[i] for i in ids)
 else:
-    print("no meta.pkl: using GPT-2 BPE")
+    print("no meta.json: using GPT-2 BPE")
     from data.common import gpt2_encoding
     enc = gpt2_encoding()
     encode = lambda s: enc.encode(s, allowed_special={"<|endoftext|>"})

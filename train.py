@@ -12,8 +12,9 @@ import os
 import sys
 import math
 import time
-import pickle
+import signal
 import hashlib
+import datetime
 import resource
 from contextlib import nullcontext
 
@@ -22,8 +23,10 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+import checkpoint
 from model import GPTConfig, GPT, OVERRIDES, gpu_peak_flops, measure_kernels
 from configurator import configure
+from data.common import read_meta, check_tokens
 
 # -----------------------------------------------------------------------------
 # default config values: GPT-2 (124M) on OpenWebText
@@ -33,13 +36,14 @@ eval_interval = 2000
 log_interval = 1
 eval_iters = 200
 eval_only = False  # evaluate once and exit
-always_save_checkpoint = True  # else only when val loss improves
+always_save_checkpoint = True  # else only when val loss improves (a stop by signal saves either way)
 init_from = 'scratch'  # 'scratch' or 'resume' (from out_dir/ckpt.pt)
+keep_checkpoints = 1  # > 1: the last K checkpoints also stay as out_dir/ckpt-<iter>.pt (hard links, no extra disk)
 # wandb logging (WANDB_MODE=offline works without a network)
 wandb_log = False
 wandb_project = 'owt'
 wandb_run_name = 'gpt2'
-# data: train.bin / val.bin (and meta.pkl for char-level) in data_root/dataset
+# data: train.bin / val.bin (and meta.json for char-level) in data_root/dataset
 dataset = 'openwebtext'
 data_root = 'data'
 gradient_accumulation_steps = 5 * 8  # to emulate larger batches; split across DDP ranks
@@ -73,6 +77,8 @@ weight_decay = 1e-1  # AdamW, on matrices only
 beta1 = 0.9
 beta2 = 0.95
 grad_clip = 1.0  # 0 disables clipping
+skip_nonfinite = 10  # a step with a non-finite loss or gradient is skipped (and counted in the log); more than
+# this many in a row stop the run, the last good checkpoint kept (0: stop at the first)
 muon_lr = 0.02
 muon_momentum = 0.95  # Nesterov
 muon_weight_decay = 0.0
@@ -89,6 +95,7 @@ device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
 compile = True  # torch.compile the model
 seed = 1337
+ddp_timeout = 600  # DDP: seconds a rank waits for the others before the run ends with an error (a dead or hung rank)
 # -----------------------------------------------------------------------------
 config = configure(globals())
 ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta')
@@ -105,7 +112,10 @@ if device_type == 'cuda' and not torch.cuda.is_available():
     fail(f"device={device} but CUDA is not available here; use --device=cpu")
 ddp = int(os.environ.get('RANK', -1)) != -1  # launched by torchrun?
 if ddp:
-    dist.init_process_group(backend='nccl' if device_type == 'cuda' else 'gloo')
+    dist.init_process_group(backend='nccl' if device_type == 'cuda' else 'gloo',
+                            timeout=datetime.timedelta(seconds=ddp_timeout))
+    # the stop flag and the generators' states go through the CPU (gloo) whatever the devices
+    control_group = dist.new_group(backend='gloo') if device_type == 'cuda' else None
     ddp_rank, ddp_local_rank, ddp_world_size = int(os.environ['RANK']), int(os.environ['LOCAL_RANK']), int(os.environ['WORLD_SIZE'])
     if device_type == 'cuda':
         device = f'cuda:{ddp_local_rank}'
@@ -139,51 +149,53 @@ print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
 
 # data --------------------------------------------------------------------------
 data_dir = os.path.join(data_root, dataset)
-for split in ('train', 'val'):
-    path = os.path.join(data_dir, f'{split}.bin')
-    if not os.path.exists(path):
-        fail(f"{path} not found: prepare the dataset first, e.g. python data/{dataset}/prepare.py")
-    if os.path.getsize(path) // 2 <= block_size:
-        fail(f"{path} has {os.path.getsize(path) // 2} tokens, too few for block_size={block_size}")
+try:  # bad data is refused here, not met as a crash (or silent garbage) mid-run
+    meta = read_meta(data_dir)
+    vocab_size = meta['vocab_size'] if meta else 50304  # no vocabulary file: GPT-2 BPE, padded to a multiple of 64
+    for split in ('train', 'val'):
+        check_tokens(os.path.join(data_dir, f'{split}.bin'), vocab_size, block_size,
+                     f"from {meta['path']}" if meta else "GPT-2's, as the dataset has no meta.json",
+                     f"python data/{dataset}/prepare.py")
+except ValueError as e:
+    fail(e)
+if meta:
+    print(f"vocab_size = {vocab_size} (from {meta['path']})")
 
-def get_batch(split):
+def get_batch(split, name):
+    """The batch called `name` ('<iter> <micro-step>' in training, 'eval <k>') of a split. Its
+    offsets depend on (seed, rank, split, name) alone, not on what ran before: a resumed run
+    reads the batches the uninterrupted one would have, and every eval reads the same ones."""
     # a new memmap per batch: a long-lived one grows the process's memory (numpy keeps pages)
     data = np.memmap(os.path.join(data_dir, f'{split}.bin'), dtype=np.uint16, mode='r')
-    ix = torch.randint(len(data) - block_size, (batch_size,))
+    key = hashlib.sha256(f"{seed} {ddp_rank} {split} {name}".encode()).digest()
+    ix = torch.randint(len(data) - block_size, (batch_size,), generator=torch.Generator().manual_seed(
+        int.from_bytes(key[:8], 'little')))
     x = torch.stack([torch.from_numpy(data[i:i + block_size].astype(np.int64)) for i in ix])
     y = torch.stack([torch.from_numpy(data[i + 1:i + 1 + block_size].astype(np.int64)) for i in ix])
     if device_type == 'cuda':  # pinned host memory lets the copy overlap with compute
         return x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
     return x.to(device), y.to(device)
 
-meta_path = os.path.join(data_dir, 'meta.pkl')
-meta_vocab_size = None
-if os.path.exists(meta_path):
-    with open(meta_path, 'rb') as f:
-        meta_vocab_size = pickle.load(f)['vocab_size']
-    print(f"vocab_size = {meta_vocab_size} (from {meta_path})")
-
 # model -------------------------------------------------------------------------
 iter_num = 0
 best_val_loss = 1e9
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
-                  bias=bias, vocab_size=meta_vocab_size or 50304, dropout=dropout, rope_theta=rope_theta)
+                  bias=bias, vocab_size=vocab_size, dropout=dropout, rope_theta=rope_theta)
 ckpt_path = os.path.join(out_dir, 'ckpt.pt')
-checkpoint = None
+ckpt = None
 if init_from == 'resume':
-    if not os.path.exists(ckpt_path):
-        fail(f"init_from='resume' but there is no checkpoint at {ckpt_path}: train with init_from='scratch' first, "
-             f"or set out_dir to the run to resume")
     print(f"resuming from {ckpt_path}")
     try:
-        checkpoint = torch.load(ckpt_path, map_location=device, weights_only=True)
-    except Exception as e:
-        fail(f"cannot read checkpoint {ckpt_path}: {str(e).splitlines()[0]}")
-    saved = checkpoint['model_args']
+        ckpt = checkpoint.load(ckpt_path, device)
+    except ValueError as e:
+        fail(e)
+    saved = ckpt['model_args']
     differ = [k for k in ARCH_KEYS if GPTConfig(**saved).__dict__[k] != GPTConfig(**model_args).__dict__[k]]
     if differ:
         fail(f"checkpoint {ckpt_path} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ) + " but this run asks for "
-             + ", ".join(f"{k}={model_args[k]!r}" for k in differ) + ": use the checkpoint's settings or another out_dir")
+             + ", ".join(f"{k}={model_args[k]!r}" for k in differ)
+             + (f" (the vocabulary of {data_dir})" if 'vocab_size' in differ else "")
+             + ": use the checkpoint's settings and data, or another out_dir")
 elif init_from != 'scratch':
     fail(f"init_from must be 'scratch' or 'resume', got {init_from!r}")
 overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
@@ -204,12 +216,12 @@ if ddp:  # every rank runs rank 0's choice: checked once, as a rank that differe
     if any(c != chosen[0] for c in chosen):
         fail(f"the DDP ranks built different kernels: {chosen}")
     print(f"kernels: the same on all {ddp_world_size} ranks")
-if checkpoint is not None:
+if ckpt is not None:
     try:
-        model.load_state_dict(checkpoint['model'])
+        model.load_state_dict(ckpt['model'])
     except RuntimeError as e:
         fail(f"checkpoint {ckpt_path} does not fit the model: {str(e).splitlines()[0]}")
-    iter_num, best_val_loss = checkpoint['iter_num'], checkpoint['best_val_loss']
+    iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
     print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
 model.to(device)
 
@@ -224,16 +236,25 @@ try:
     optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type, muon=muon)
 except ValueError as e:
     fail(e)
-if checkpoint is not None:
-    if checkpoint['config'].get('optimizer', 'adamw') != config['optimizer']:
-        fail(f"checkpoint {ckpt_path} was trained with optimizer={checkpoint['config'].get('optimizer', 'adamw')!r}, "
+nonfinite_steps = 0  # steps skipped for a non-finite loss or gradient, over the whole run
+resume_rng = None  # this rank's generators at the checkpoint
+if ckpt is not None:
+    if ckpt['config'].get('optimizer', 'adamw') != config['optimizer']:
+        fail(f"checkpoint {ckpt_path} was trained with optimizer={ckpt['config'].get('optimizer', 'adamw')!r}, "
              f"this run asks for {config['optimizer']!r}: use the checkpoint's optimizer or another out_dir")
     base_lrs = [g['base_lr'] for g in optimizer.param_groups]  # this run's config, not the checkpoint's
-    optimizer.load_state_dict(checkpoint['optimizer'])
+    optimizer.load_state_dict(ckpt['optimizer'])
     for g, base_lr in zip(optimizer.param_groups, base_lrs):
         g['base_lr'] = base_lr
-    scaler.load_state_dict(checkpoint['scaler'])
-checkpoint = None  # free the memory
+    scaler.load_state_dict(ckpt['scaler'])
+    nonfinite_steps = ckpt.get('nonfinite_steps', 0)
+    rng = ckpt.get('rng')  # one state per rank
+    if rng is not None and len(rng) == ddp_world_size:
+        resume_rng = rng[ddp_rank]
+    else:
+        print(f"resuming on {ddp_world_size} rank(s) from a checkpoint of {len(rng or [])}: dropout's random "
+              f"numbers start afresh (the run is not the uninterrupted one's bit for bit)")
+ckpt = None  # free the memory
 
 raw_model = model  # what is saved and what the MFU is computed on
 if compile:
@@ -249,7 +270,7 @@ def estimate_loss():
     for split in ('train', 'val'):
         losses = torch.zeros(eval_iters)
         for k in range(eval_iters):
-            X, Y = get_batch(split)
+            X, Y = get_batch(split, f"eval {k}")
             with ctx:
                 _, loss = model(X, Y)
             losses[k] = loss.item()
@@ -270,14 +291,43 @@ def peak_memory_mib():
         return torch.cuda.max_memory_allocated(device) / 2**20
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # the process's peak RSS (KiB on Linux)
 
-def save_checkpoint():
-    ckpt = {'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict(), 'scaler': scaler.state_dict(),
-            'model_args': model_args, 'iter_num': iter_num, 'best_val_loss': best_val_loss, 'config': config,
-            'kernels': raw_model.kernels, 'kernel_timings': kernel_timings}
-    tmp = ckpt_path + '.tmp'
-    torch.save(ckpt, tmp)
-    os.replace(tmp, ckpt_path)  # a crash mid-write leaves the previous checkpoint whole
-    print(f"saved checkpoint to {ckpt_path}")
+def rng_states():
+    """Every rank's generators (a collective under DDP: all ranks call it at the same points)."""
+    states = [None] * ddp_world_size
+    if ddp:
+        dist.all_gather_object(states, checkpoint.rng_state(device), group=control_group)
+    else:
+        states[0] = checkpoint.rng_state(device)
+    return states
+
+def save_checkpoint(rng):
+    """Rank 0 writes everything a resumed run needs to continue exactly: weights, optimizer and
+    scaler state, the iteration (it fixes the learning rate and the data), the ranks' generators."""
+    if master_process:
+        checkpoint.save({'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict(),
+                         'scaler': scaler.state_dict(), 'model_args': model_args, 'iter_num': iter_num,
+                         'best_val_loss': best_val_loss, 'config': config, 'rng': rng,
+                         'nonfinite_steps': nonfinite_steps, 'kernels': raw_model.kernels,
+                         'kernel_timings': kernel_timings}, ckpt_path, keep_checkpoints)
+        print(f"saved checkpoint to {ckpt_path} (iter {iter_num})")
+
+# SIGTERM (a scheduler's preemption) or SIGINT (Ctrl-C): finish the step, save, exit cleanly
+stop_signal = None
+def on_signal(signum, frame):
+    global stop_signal
+    if stop_signal is not None:  # the second one: stop now
+        raise KeyboardInterrupt
+    stop_signal = signal.Signals(signum).name
+    print(f"{stop_signal}: saving a checkpoint after this step, then exiting (send it again to stop at once)",
+          file=sys.stderr, flush=True)
+
+def stop_requested():
+    """Whether any rank got a signal: all ranks then stop at the same step."""
+    if not ddp:
+        return stop_signal is not None
+    flag = torch.tensor([float(stop_signal is not None)])
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=control_group)
+    return flag.item() > 0
 
 if wandb_log and master_process:
     import wandb
@@ -286,55 +336,104 @@ if wandb_log and master_process:
     wandb.run.summary['kernel_timings'] = kernel_timings
 
 # training loop -------------------------------------------------------------------
-X, Y = get_batch('train')
+if resume_rng is not None:  # here, after everything that draws at start-up (the weights' init, kernel measurement)
+    checkpoint.set_rng_state(resume_rng, device)
+for sig in (signal.SIGTERM, signal.SIGINT):
+    signal.signal(sig, on_signal)
+nonfinite_in_a_row = 0
+ended = None  # why the loop ended: 'max_iters', a signal's name, or 'eval_only'
+batch_name = lambda i: f"{i // gradient_accumulation_steps} {i % gradient_accumulation_steps}"  # i: micro-steps so far
+X, Y = get_batch('train', batch_name(iter_num * gradient_accumulation_steps))
 t0 = time.time()
-while True:
-    lr = get_lr(iter_num) if decay_lr else learning_rate
-    for param_group in optimizer.param_groups:
-        param_group['lr'] = param_group['base_lr'] * lr / learning_rate
+try:
+    while True:
+        lr = get_lr(iter_num) if decay_lr else learning_rate
+        for param_group in optimizer.param_groups:
+            param_group['lr'] = param_group['base_lr'] * lr / learning_rate
 
-    if iter_num % eval_interval == 0 and master_process:
-        losses = estimate_loss()
-        print(f"step {iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
-        if wandb_log:
-            wandb.log({'iter': iter_num, 'train/loss': losses['train'], 'val/loss': losses['val'], 'lr': lr})
-        if losses['val'] < best_val_loss or always_save_checkpoint:
-            best_val_loss = min(best_val_loss, losses['val'])
-            if iter_num > 0:
-                save_checkpoint()
-    if iter_num == 0 and eval_only:
-        break
+        if iter_num % eval_interval == 0 or eval_only:
+            rng = rng_states()  # before the eval: it draws nothing, and a resumed run redoes it
+            if master_process:
+                losses = estimate_loss()
+                print(f"step {iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
+                if wandb_log:
+                    wandb.log({'iter': iter_num, 'train/loss': losses['train'], 'val/loss': losses['val'], 'lr': lr})
+                if (losses['val'] < best_val_loss or always_save_checkpoint) and not eval_only:
+                    best_val_loss = min(best_val_loss, losses['val'])
+                    if iter_num > 0:
+                        save_checkpoint(rng)
+        if eval_only:
+            ended = 'eval_only'
+            break
 
-    # forward/backward with gradient accumulation; under DDP, gradients are only
-    # all-reduced on the last micro-step
-    for micro_step in range(gradient_accumulation_steps):
+        # forward/backward with gradient accumulation; under DDP, gradients are only
+        # all-reduced on the last micro-step
+        loss_sum = torch.zeros((), device=device)
+        for micro_step in range(gradient_accumulation_steps):
+            if ddp:
+                model.require_backward_grad_sync = (micro_step == gradient_accumulation_steps - 1)
+            with ctx:
+                logits, loss = model(X, Y)
+                loss = loss / gradient_accumulation_steps
+            loss_sum += loss.detach()
+            X, Y = get_batch('train', batch_name(iter_num * gradient_accumulation_steps + micro_step + 1))  # loads while the GPU works
+            scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)  # fp16: the true gradients, for the norm (no-op otherwise)
+        params = [p for p in model.parameters() if p.grad is not None]
+        grad_norm = (torch.nn.utils.clip_grad_norm_(params, grad_clip) if grad_clip != 0.0
+                     else torch.nn.utils.get_total_norm([p.grad for p in params]))
+        # non-finite? The norm is the same on every rank (all-reduced gradients); a loss is
+        # per rank, so its flag is all-reduced: every rank decides alike. One host sync.
+        bad = torch.stack([(~torch.isfinite(loss_sum)).float(), (~torch.isfinite(grad_norm)).float()])
         if ddp:
-            model.require_backward_grad_sync = (micro_step == gradient_accumulation_steps - 1)
-        with ctx:
-            logits, loss = model(X, Y)
-            loss = loss / gradient_accumulation_steps
-        X, Y = get_batch('train')  # the next batch loads while the GPU works
-        scaler.scale(loss).backward()
-    if grad_clip != 0.0:
-        scaler.unscale_(optimizer)
-        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
-    scaler.step(optimizer)
-    scaler.update()
-    optimizer.zero_grad(set_to_none=True)
+            dist.all_reduce(bad, op=dist.ReduceOp.MAX)
+        bad_loss, bad_grad = bad.tolist()
+        # fp16: a gradient that overflows with a finite loss is the scaler's case: it skips the
+        # step and lowers the scale. Anything else non-finite is skipped here and counted.
+        if bad_loss or (bad_grad and not scaler.is_enabled()):
+            nonfinite_steps, nonfinite_in_a_row = nonfinite_steps + 1, nonfinite_in_a_row + 1
+            print(f"iter {iter_num}: non-finite {'loss' if bad_loss else 'gradient'}, step skipped "
+                  f"({nonfinite_steps} skipped in this run, {nonfinite_in_a_row} in a row)")
+            if nonfinite_in_a_row > skip_nonfinite:  # every rank gets here at the same step
+                if master_process:
+                    fail(f"iter {iter_num}: {nonfinite_in_a_row} step(s) in a row with a non-finite loss or gradient "
+                         f"(skip_nonfinite={skip_nonfinite}): stopped; the last good checkpoint is {ckpt_path}")
+                sys.exit(1)
+            scaler.update()  # fp16: resets the unscale_ above (and lowers the scale)
+        else:
+            nonfinite_in_a_row = 0
+            scaler.step(optimizer)
+            scaler.update()
+        optimizer.zero_grad(set_to_none=True)
 
-    t1 = time.time()
-    dt, t0 = t1 - t0, t1
-    if iter_num % log_interval == 0 and master_process:
-        lossf = loss.item() * gradient_accumulation_steps  # a host sync: only on log steps
-        mfu = raw_model.estimate_mfu(tokens_per_iter / ddp_world_size, dt, peak_flops)
-        print(f"iter {iter_num}: loss {lossf:.4f}, time {dt * 1000:.2f}ms, {tokens_per_iter / dt:,.0f} tok/s, "
-              f"mfu {'n/a' if mfu is None else f'{mfu * 100:.2f}%'}, mem {peak_memory_mib():,.0f} MiB")
-        if wandb_log:
-            wandb.log({'iter': iter_num, 'train/loss_step': lossf, 'lr': lr, 'tokens_per_s': tokens_per_iter / dt,
-                       'mfu': mfu, 'peak_mem_mib': peak_memory_mib()})
-    iter_num += 1
-    if iter_num > max_iters:
-        break
+        t1 = time.time()
+        dt, t0 = t1 - t0, t1
+        if iter_num % log_interval == 0 and master_process:
+            lossf = loss_sum.item()  # a host sync: only on log steps
+            mfu = raw_model.estimate_mfu(tokens_per_iter / ddp_world_size, dt, peak_flops)
+            print(f"iter {iter_num}: loss {lossf:.4f}, time {dt * 1000:.2f}ms, {tokens_per_iter / dt:,.0f} tok/s, "
+                  f"mfu {'n/a' if mfu is None else f'{mfu * 100:.2f}%'}, mem {peak_memory_mib():,.0f} MiB")
+            if wandb_log:
+                wandb.log({'iter': iter_num, 'train/loss_step': lossf, 'lr': lr, 'tokens_per_s': tokens_per_iter / dt,
+                           'mfu': mfu, 'peak_mem_mib': peak_memory_mib()})
+        iter_num += 1
+        if stop_requested():
+            ended = stop_signal or 'a signal to another rank'
+            break
+        if iter_num > max_iters:
+            ended = 'max_iters'
+            break
+    if ended != 'eval_only' and (always_save_checkpoint or ended != 'max_iters'):
+        save_checkpoint(rng_states())
+except RuntimeError as e:  # under DDP, a collective that failed: say which rank saw what, in one line
+    if not ddp or not (isinstance(e, dist.DistError) or 'gloo' in str(e)):
+        raise
+    fail(f"rank {ddp_rank} at iter {iter_num}: a collective with the other ranks failed: another rank died, hung "
+         f"or was stopped (waits end after ddp_timeout={ddp_timeout}s): {str(e).strip().splitlines()[0][:200]}")
+if ended not in ('max_iters', 'eval_only'):
+    print(f"stopped by {ended} at iter {iter_num}, checkpoint saved: resume with --init_from=resume")
+if nonfinite_steps:
+    print(f"{nonfinite_steps} step(s) skipped for a non-finite loss or gradient")
 
 if getattr(optimizer, 'graphs', None) is not None:  # Muon on one GPU (not under DDP)
     print(f"muon: {optimizer.graph_replays} steps replayed from CUDA graphs (the others launched eagerly)")

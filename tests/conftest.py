@@ -5,6 +5,7 @@ no GPU, the `device` fixture, and the three-way closeness rule every kernel test
 import os
 import sys
 import zlib
+import subprocess
 
 import pytest
 import torch
@@ -42,6 +43,18 @@ def seed(request):
 @pytest.fixture(scope="session")
 def device():
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory):
+    """Tiny Shakespeare, character level, in a temporary data root (the scripts' tests)."""
+    root = tmp_path_factory.mktemp("data")
+    text = tmp_path_factory.mktemp("text") / "input.txt"
+    with open(os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare", "input.txt"), encoding="utf-8") as f:
+        text.write_text(f.read()[:200_000], encoding="utf-8")  # present beside the checkout, in CI too
+    subprocess.run([sys.executable, "data/shakespeare_char/prepare.py", str(text), f"--out_dir={root}/shakespeare_char"],
+                   cwd=ROOT, check=True, capture_output=True)
+    return root
 
 
 def assert_close_3way(name, out, out_torch, ref, atol=0.0):

@@ -2,7 +2,6 @@
 End-to-end tests of the data/*/prepare.py scripts on small local texts (no internet needed).
 """
 import os
-import pickle
 import subprocess
 import sys
 
@@ -11,7 +10,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from data.common import gpt2_encoding
+from data.common import gpt2_encoding, read_meta
 
 SCRIPTS = ["shakespeare_char", "shakespeare", "openwebtext"]
 
@@ -67,8 +66,7 @@ def test_shakespeare_char(tmp_path):
     r = run_prepare("shakespeare_char", tmp_path / "input.txt", "--out_dir", tmp_path / "out", tmp_path=tmp_path)
     assert r.returncode == 0, r.stderr
     train, val = load_splits(tmp_path / "out")
-    with open(tmp_path / "out" / "meta.pkl", "rb") as f:
-        meta = pickle.load(f)
+    meta = read_meta(tmp_path / "out")
     assert meta["vocab_size"] == len(set(text)) == len(meta["itos"]) == len(meta["stoi"])
     assert all(meta["itos"][i] == ch for ch, i in meta["stoi"].items())
     n = int(0.9 * len(text))
@@ -82,7 +80,7 @@ def test_shakespeare_bpe(tmp_path):
     r = run_prepare("shakespeare", tmp_path / "input.txt", "--out_dir", tmp_path / "out", tmp_path=tmp_path)
     assert r.returncode == 0, r.stderr
     train, val = load_splits(tmp_path / "out")
-    assert not (tmp_path / "out" / "meta.pkl").exists()
+    assert not (tmp_path / "out" / "meta.json").exists()
     assert gpt2_encoding().decode(np.concatenate([train, val]).tolist()) == text
 
 

@@ -29,16 +29,6 @@ def iter_losses(stdout):
     return {int(i): float(l) for i, l in re.findall(r"^iter (\d+): loss ([\d.]+)", stdout, re.M)}
 
 @pytest.fixture(scope='module')
-def data_root(tmp_path_factory):
-    """Tiny Shakespeare, character level, in a temporary data root."""
-    root = tmp_path_factory.mktemp('data')
-    text = tmp_path_factory.mktemp('text') / 'input.txt'
-    with open(SHAKESPEARE, encoding='utf-8') as f:  # present beside the checkout, in CI too
-        text.write_text(f.read()[:200_000], encoding='utf-8')
-    run('data/shakespeare_char/prepare.py', str(text), f'--out_dir={root}/shakespeare_char')
-    return root
-
-@pytest.fixture(scope='module')
 def trained(data_root, tmp_path_factory, device):
     out_dir = tmp_path_factory.mktemp('out')
     p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={out_dir}', f'--device={device}',
@@ -57,10 +47,10 @@ def test_resume_continues_at_the_saved_iteration(trained, data_root, device):
     out_dir, stdout = trained
     p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={out_dir}', f'--device={device}',
             '--max_iters=80', '--lr_decay_iters=80', '--eval_interval=30', '--init_from=resume')
-    assert "resumed at iter 60" in p.stdout
+    assert "resumed at iter 61" in p.stdout  # the run's last state, saved as it ended
     losses = iter_losses(p.stdout)
-    assert sorted(losses) == [60, 70, 80], p.stdout
-    assert losses[60] < iter_losses(stdout)[0] - 0.8  # the trained weights, not a fresh model
+    assert sorted(losses) == [70, 80], p.stdout
+    assert losses[70] < iter_losses(stdout)[0] - 0.8  # the trained weights, not a fresh model
 
 def test_sample_from_checkpoint(trained, tmp_path):
     out_dir, _ = trained
@@ -81,10 +71,10 @@ def test_gpt2_bpe_dataset_train_and_sample(tmp_path):
     run('data/shakespeare/prepare.py', str(text), f'--out_dir={tmp_path}/data/shakespeare')
     p = run('train.py', *TINY, '--dataset=shakespeare', f'--data_root={tmp_path}/data', f'--out_dir={tmp_path}/out',
             '--device=cpu', '--max_iters=2', '--eval_interval=2')
-    assert "number of parameters" in p.stdout and "vocab_size" not in p.stdout  # no meta.pkl: GPT-2's 50304
+    assert "number of parameters" in p.stdout and "vocab_size" not in p.stdout  # no meta.json: GPT-2's 50304
     p = run('sample.py', f'--out_dir={tmp_path}/out', '--device=cpu', '--num_samples=1', '--max_new_tokens=10',
             '--start=ROMEO:')
-    assert "no meta.pkl: using GPT-2 BPE" in p.stdout and "ROMEO:" in p.stdout
+    assert "no meta.json: using GPT-2 BPE" in p.stdout and "ROMEO:" in p.stdout
 
 def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
     p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *TINY, f'--data_root={data_root}',
@@ -103,7 +93,7 @@ def test_muon_trains_resumes_and_shards_under_ddp(data_root, tmp_path):
     losses = iter_losses(p.stdout)
     assert "Muon lr 0.02 wd 0: 8 tensors" in p.stdout and losses[30] < losses[0] - 0.8, p.stdout
     p = run('train.py', *base, f'--out_dir={tmp_path}', '--max_iters=40', '--lr_decay_iters=40', '--init_from=resume')
-    assert "resumed at iter 30" in p.stdout and iter_losses(p.stdout)[30] < losses[0] - 0.8, p.stdout
+    assert "resumed at iter 31" in p.stdout and iter_losses(p.stdout)[40] < losses[0] - 0.8, p.stdout
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--init_from=resume', '--optimizer=adamw',
                    '--max_iters=40', check=False), "optimizer='muon'", "asks for 'adamw'")
     p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *base, f'--out_dir={tmp_path}/ddp',

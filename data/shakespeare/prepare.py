@@ -1,6 +1,6 @@
 """
 Tiny Shakespeare with the GPT-2 BPE tokenizer, for finetuning GPT-2 checkpoints.
-Writes train.bin/val.bin (uint16 ids); no meta.pkl, readers assume GPT-2 BPE.
+Writes train.bin/val.bin (uint16 ids); no meta.json, readers assume GPT-2 BPE.
 """
 import os
 import sys

@@ -1,14 +1,13 @@
 """
 Tiny Shakespeare at the character level: each distinct character is one token.
-Writes train.bin/val.bin (uint16 ids) and meta.pkl, the vocabulary sample.py and
+Writes train.bin/val.bin (uint16 ids) and meta.json, the vocabulary sample.py and
 train.py need to map ids back to characters.
 """
 import os
-import pickle
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from data.common import text_and_out_dir, write_splits
+from data.common import text_and_out_dir, write_meta, write_splits
 
 text, out_dir = text_and_out_dir(__file__, "Tokenise Tiny Shakespeare (or any text file) character by character.")
 print(f"{len(text):,} characters")
@@ -17,10 +16,8 @@ chars = sorted(set(text))
 vocab_size = len(chars)
 print(f"vocab size {vocab_size}: {''.join(chars)!r}")
 stoi = {ch: i for i, ch in enumerate(chars)}
-itos = {i: ch for i, ch in enumerate(chars)}
 
 # no shuffling: the val split is the last 10% of the play, text the model never saw
 n = int(0.9 * len(text))
 write_splits(out_dir, [stoi[c] for c in text[:n]], [stoi[c] for c in text[n:]])
-with open(os.path.join(out_dir, "meta.pkl"), "wb") as f:
-    pickle.dump({"vocab_size": vocab_size, "itos": itos, "stoi": stoi}, f)
+write_meta(out_dir, chars)
