@@ -111,3 +111,22 @@ def test_eager_decides_on_the_loop_time_compiled_on_gpu_time(monkeypatch, compil
     shapes, make, fn = choose.op_cases(['gelu'], 2, 8, 16, 2, None, 65, 64, True, torch.float32, device)['gelu']
     r = choose.measure(make, fn, compile)
     assert r['impl'] == winner and (r['triton_ms'], r['triton_gpu_ms'], r['torch_ms'], r['torch_gpu_ms']) == (1, 5, 2, 3)
+
+
+def test_a_kernel_that_fails_here_leaves_its_op_to_pytorch_with_a_warning(monkeypatch, capsys, device):
+    import triton
+    import kernels.norm as norm
+
+    def cannot_launch(*args, **kwargs):
+        raise triton.runtime.errors.OutOfResources(300000, 232448, 'shared memory')
+    monkeypatch.setattr(norm._norm_fwd_kernel, 'run', cannot_launch)
+    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
+    overrides, timings = measure_kernels(cfg, 2, torch.float32, device, False, None,
+                                         overrides=dict(mlp=False, attention=False, cross_entropy=False))
+    assert overrides['layer_norm'] is False and timings['layer_norm']['why'].startswith("Triton failed: OutOfResources")
+    assert "  WARNING: layer_norm: torch" in capsys.readouterr().out
+    from model import GPT
+    idx = torch.randint(65, (2, 8), device=device)
+    GPT(cfg, overrides=overrides).to(device)(idx, idx)  # 'auto' with the measured choice runs
+    with pytest.raises(triton.runtime.errors.OutOfResources):  # kernels='triton' does not hide the failure
+        GPT(cfg, kernels='triton').to(device)(idx, idx)
