@@ -78,7 +78,7 @@ beta1 = 0.9
 beta2 = 0.95
 grad_clip = 1.0  # 0 disables clipping
 skip_nonfinite = 10  # a step with a non-finite loss or gradient is skipped (and counted in the log); more than
-# this many in a row stop the run, the last good checkpoint kept (0: stop at the first)
+# this many in a row (as seen at a log step) stop the run, the last good checkpoint kept (0: stop at the first)
 muon_lr = 0.02
 muon_momentum = 0.95  # Nesterov
 muon_weight_decay = 0.0
@@ -236,7 +236,7 @@ try:
     optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type, muon=muon)
 except ValueError as e:
     fail(e)
-nonfinite_steps = 0  # steps skipped for a non-finite loss or gradient, over the whole run
+skipped_before = 0  # steps skipped for a non-finite loss or gradient before this run resumed
 resume_rng = None  # this rank's generators at the checkpoint
 if ckpt is not None:
     if ckpt['config'].get('optimizer', 'adamw') != config['optimizer']:
@@ -247,7 +247,7 @@ if ckpt is not None:
     for g, base_lr in zip(optimizer.param_groups, base_lrs):
         g['base_lr'] = base_lr
     scaler.load_state_dict(ckpt['scaler'])
-    nonfinite_steps = ckpt.get('nonfinite_steps', 0)
+    skipped_before = ckpt.get('nonfinite_steps', 0)
     rng = ckpt.get('rng')  # one state per rank
     if rng is not None and len(rng) == ddp_world_size:
         resume_rng = rng[ddp_rank]
@@ -307,7 +307,7 @@ def save_checkpoint(rng):
         checkpoint.save({'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict(),
                          'scaler': scaler.state_dict(), 'model_args': model_args, 'iter_num': iter_num,
                          'best_val_loss': best_val_loss, 'config': config, 'rng': rng,
-                         'nonfinite_steps': nonfinite_steps, 'kernels': raw_model.kernels,
+                         'nonfinite_steps': int(nonfinite[0].item()), 'kernels': raw_model.kernels,
                          'kernel_timings': kernel_timings}, ckpt_path, keep_checkpoints)
         print(f"saved checkpoint to {ckpt_path} (iter {iter_num})")
 
@@ -340,7 +340,8 @@ if resume_rng is not None:  # here, after everything that draws at start-up (the
     checkpoint.set_rng_state(resume_rng, device)
 for sig in (signal.SIGTERM, signal.SIGINT):
     signal.signal(sig, on_signal)
-nonfinite_in_a_row = 0
+nonfinite = torch.tensor([float(skipped_before), 0.0], device=device)  # steps skipped: in all, in a row (read on log steps)
+skipped_logged = skipped_before
 ended = None  # why the loop ended: 'max_iters', a signal's name, or 'eval_only'
 batch_name = lambda i: f"{i // gradient_accumulation_steps} {i % gradient_accumulation_steps}"  # i: micro-steps so far
 X, Y = get_batch('train', batch_name(iter_num * gradient_accumulation_steps))
@@ -382,34 +383,39 @@ try:
         params = [p for p in model.parameters() if p.grad is not None]
         grad_norm = (torch.nn.utils.clip_grad_norm_(params, grad_clip) if grad_clip != 0.0
                      else torch.nn.utils.get_total_norm([p.grad for p in params]))
-        # non-finite? The norm is the same on every rank (all-reduced gradients); a loss is
-        # per rank, so its flag is all-reduced: every rank decides alike. One host sync.
-        bad = torch.stack([(~torch.isfinite(loss_sum)).float(), (~torch.isfinite(grad_norm)).float()])
+        # non-finite? The gradient norm is the same on every rank (all-reduced gradients); a loss
+        # is per rank, so its flag is all-reduced too: every rank decides alike, on the device
+        bad = (~torch.isfinite(loss_sum)).float()
+        if not scaler.is_enabled():  # fp16: gradients that overflow are the scaler's (below)
+            bad = torch.maximum(bad, (~torch.isfinite(grad_norm)).float())
         if ddp:
             dist.all_reduce(bad, op=dist.ReduceOp.MAX)
-        bad_loss, bad_grad = bad.tolist()
-        # fp16: a gradient that overflows with a finite loss is the scaler's case: it skips the
-        # step and lowers the scale. Anything else non-finite is skipped here and counted.
-        if bad_loss or (bad_grad and not scaler.is_enabled()):
-            nonfinite_steps, nonfinite_in_a_row = nonfinite_steps + 1, nonfinite_in_a_row + 1
-            print(f"iter {iter_num}: non-finite {'loss' if bad_loss else 'gradient'}, step skipped "
-                  f"({nonfinite_steps} skipped in this run, {nonfinite_in_a_row} in a row)")
-            if nonfinite_in_a_row > skip_nonfinite:  # every rank gets here at the same step
-                if master_process:
-                    fail(f"iter {iter_num}: {nonfinite_in_a_row} step(s) in a row with a non-finite loss or gradient "
-                         f"(skip_nonfinite={skip_nonfinite}): stopped; the last good checkpoint is {ckpt_path}")
-                sys.exit(1)
-            scaler.update()  # fp16: resets the unscale_ above (and lowers the scale)
-        else:
-            nonfinite_in_a_row = 0
+        nonfinite = torch.stack([nonfinite[0] + bad, (nonfinite[1] + bad) * bad])
+        if scaler.is_enabled():  # fp16: skips a step whose gradients overflow (a non-finite loss makes them so), lowers the scale
             scaler.step(optimizer)
             scaler.update()
+        elif getattr(optimizer, '_step_supports_amp_scaling', False):  # fused AdamW: skips on the GPU, no host sync
+            optimizer.found_inf = bad
+            optimizer.step()
+        elif not bad.item():  # the others (Muon, AdamW on a CPU): a host sync per step
+            optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 
         t1 = time.time()
         dt, t0 = t1 - t0, t1
+        if iter_num % log_interval == 0:  # on every rank: a stop must be every rank's
+            lossf, skipped, in_a_row = (int(v) if i else v for i, v in enumerate(
+                torch.cat([loss_sum.view(1), nonfinite]).tolist()))  # a host sync: only on log steps
+            if skipped > skipped_logged:
+                skipped_logged = skipped
+                print(f"iter {iter_num}: steps skipped for a non-finite loss or gradient: {in_a_row} in a row, "
+                      f"{skipped} in all")
+            if in_a_row > skip_nonfinite:
+                if master_process:
+                    fail(f"iter {iter_num}: {in_a_row} step(s) in a row with a non-finite loss or gradient "
+                         f"(skip_nonfinite={skip_nonfinite}): stopped; the last good checkpoint is {ckpt_path}")
+                sys.exit(1)
         if iter_num % log_interval == 0 and master_process:
-            lossf = loss_sum.item()  # a host sync: only on log steps
             mfu = raw_model.estimate_mfu(tokens_per_iter / ddp_world_size, dt, peak_flops)
             print(f"iter {iter_num}: loss {lossf:.4f}, time {dt * 1000:.2f}ms, {tokens_per_iter / dt:,.0f} tok/s, "
                   f"mfu {'n/a' if mfu is None else f'{mfu * 100:.2f}%'}, mem {peak_memory_mib():,.0f} MiB")
@@ -432,8 +438,9 @@ except RuntimeError as e:  # under DDP, a collective that failed: say which rank
          f"or was stopped (waits end after ddp_timeout={ddp_timeout}s): {str(e).strip().splitlines()[0][:200]}")
 if ended not in ('max_iters', 'eval_only'):
     print(f"stopped by {ended} at iter {iter_num}, checkpoint saved: resume with --init_from=resume")
-if nonfinite_steps:
-    print(f"{nonfinite_steps} step(s) skipped for a non-finite loss or gradient")
+skipped = int(nonfinite[0].item())
+if skipped:
+    print(f"{skipped} step(s) skipped for a non-finite loss or gradient")
 
 if getattr(optimizer, 'graphs', None) is not None:  # Muon on one GPU (not under DDP)
     print(f"muon: {optimizer.graph_replays} steps replayed from CUDA graphs (the others launched eagerly)")

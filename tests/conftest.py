@@ -45,13 +45,17 @@ def device():
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+# Tiny Shakespeare: beside the checkout (CI too), or where TINY_SHAKESPEARE says (the GPU machine)
+SHAKESPEARE = os.environ.get("TINY_SHAKESPEARE", os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare", "input.txt"))
+
+
 @pytest.fixture(scope="module")
 def data_root(tmp_path_factory):
     """Tiny Shakespeare, character level, in a temporary data root (the scripts' tests)."""
     root = tmp_path_factory.mktemp("data")
     text = tmp_path_factory.mktemp("text") / "input.txt"
-    with open(os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare", "input.txt"), encoding="utf-8") as f:
-        text.write_text(f.read()[:200_000], encoding="utf-8")  # present beside the checkout, in CI too
+    with open(SHAKESPEARE, encoding="utf-8") as f:
+        text.write_text(f.read()[:200_000], encoding="utf-8")
     subprocess.run([sys.executable, "data/shakespeare_char/prepare.py", str(text), f"--out_dir={root}/shakespeare_char"],
                    cwd=ROOT, check=True, capture_output=True)
     return root

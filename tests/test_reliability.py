@@ -272,12 +272,14 @@ def train_with_faults(args, bad_loss=(), bad_grad=(), grad='nan'):
                                         bad_grad_calls=set(bad_grad), grad=grad))
 
 
-def test_nonfinite_steps_are_skipped_and_counted(data_root, tmp_path):
-    p = train_with_faults([*BASE, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--max_iters=8'],
-                          bad_loss=[3], bad_grad=[5, 6])
+@pytest.mark.parametrize("device", ['cpu', pytest.param('cuda', marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="the fused AdamW's skip on the GPU"))])
+def test_nonfinite_steps_are_skipped_and_counted(data_root, tmp_path, device):
+    p = train_with_faults([*BASE, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--max_iters=8',
+                           f'--device={device}'], bad_loss=[3], bad_grad=[5, 6])
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "iter 2: non-finite loss, step skipped (1 skipped in this run, 1 in a row)" in p.stdout
-    assert "iter 5: non-finite gradient, step skipped (3 skipped in this run, 2 in a row)" in p.stdout
+    assert "iter 2: steps skipped for a non-finite loss or gradient: 1 in a row, 1 in all" in p.stdout
+    assert "iter 5: steps skipped for a non-finite loss or gradient: 2 in a row, 3 in all" in p.stdout
     assert "3 step(s) skipped for a non-finite loss or gradient" in p.stdout
     assert torch.isfinite(torch.stack([w.float().sum() for w in
                                        torch.load(tmp_path / 'ckpt.pt', weights_only=True)['model'].values()])).all()
