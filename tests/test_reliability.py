@@ -203,7 +203,7 @@ def test_checkpoints_and_vocabularies_load_without_running_code(tmp_path):
         checkpoint.load(str(tmp_path / 'ckpt.pt'), 'cpu')
     with open(tmp_path / 'meta.pkl', 'wb') as f:
         pickle.dump({'vocab_size': 2, 'itos': RunsCode(marker)}, f)
-    with pytest.raises(ValueError, match="meta.pkl is not a readable vocabulary .it refers to io.open, and a pickle that does can run code"):
+    with pytest.raises(ValueError, match="meta.pkl is not a readable vocabulary .it refers to _?io.open, and a pickle that does can run code"):
         read_meta(tmp_path)
     assert not os.path.exists(marker)
     with open(tmp_path / 'meta.pkl', 'wb') as f:  # nanoGPT's meta.pkl: plain dicts, read
