@@ -4,8 +4,8 @@ Checkpoints that survive crashes and cannot run code.
 save(): written to a temporary file beside the checkpoint, flushed to the disk, then
 renamed over it (a rename within a directory is atomic): a crash at any moment leaves
 either the old checkpoint or the new one, whole. keep > 1 keeps the last `keep`
-checkpoints as ckpt-<iter>.pt, hard links (no second copy on disk) to the files
-ckpt.pt has been.
+saves as ckpt-<iter>.pt, hard links (no second copy on disk) to the files ckpt.pt
+has been.
 
 load(): torch.load(weights_only=True), which unpickles tensors and plain Python data
 only: a checkpoint file cannot run code. A damaged, truncated or foreign file is a
@@ -19,7 +19,7 @@ import glob
 
 import torch
 
-KEYS = ('model', 'optimizer', 'model_args', 'iter_num', 'config')  # what train.py and sample.py read
+KEYS = ('model', 'optimizer', 'scaler', 'model_args', 'iter_num', 'best_val_loss', 'config')  # what the scripts read
 
 
 def _write_durably(obj, path):
@@ -53,7 +53,10 @@ def save(obj, path, keep=1):
             os.replace(path + '.tmp', path)
         except OSError:  # a file system without hard links: a second copy
             _write_durably(obj, path)
-        for old in sorted(glob.glob(glob.escape(stem) + '-[0-9]*.pt'))[:-keep]:
+        # the newest by time, not by iteration: after resuming from an older one, the run's new
+        # checkpoints are the ones to keep
+        saves = sorted(glob.glob(glob.escape(stem) + '-[0-9]*.pt'), key=lambda f: (os.stat(f).st_mtime_ns, f))
+        for old in saves[:-keep]:
             os.remove(old)
     _sync_dir(path)
 

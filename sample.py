@@ -59,6 +59,7 @@ try:
 except ValueError as e:
     sys.exit(f"error: {e}")
 model.load_state_dict(ckpt['model'])
+train_config, ckpt = ckpt['config'], None  # the rest (optimizer state) is not needed here
 model.eval().to(device)
 if compile:
     model = torch.compile(model)
@@ -68,7 +69,7 @@ if start.startswith('FILE:'):
         start = f.read()
 
 # the tokenizer: the dataset's character vocabulary if it has one, else GPT-2 BPE
-data_dir = os.path.join(ckpt['config']['data_root'], ckpt['config']['dataset'])
+data_dir = os.path.join(train_config['data_root'], train_config['dataset'])
 try:
     meta = read_meta(data_dir)
 except ValueError as e:
@@ -84,6 +85,9 @@ if meta:
         sys.exit(f"error: the prompt has characters outside the model's vocabulary: {unknown!r}")
     encode = lambda s: [stoi[c] for c in s]
     decode = lambda ids: ''.join(itos[i] for i in ids)
+elif gptconf.vocab_size < 50257:
+    sys.exit(f"error: the checkpoint's model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and {data_dir} "
+             f"has no meta.json: prepare the dataset it was trained on there")
 else:
     print("no meta.json: using GPT-2 BPE")
     from data.common import gpt2_encoding

@@ -77,8 +77,8 @@ weight_decay = 1e-1  # AdamW, on matrices only
 beta1 = 0.9
 beta2 = 0.95
 grad_clip = 1.0  # 0 disables clipping
-skip_nonfinite = 10  # a step with a non-finite loss or gradient is skipped (and counted in the log); more than
-# this many in a row (as seen at a log step) stop the run, the last good checkpoint kept (0: stop at the first)
+skip_nonfinite = 10  # a step with a non-finite loss or gradient is skipped and counted; more than this many
+# in a row (seen at a log step) stop the run, keeping the last good checkpoint (0: stop at the first)
 muon_lr = 0.02
 muon_momentum = 0.95  # Nesterov
 muon_weight_decay = 0.0
@@ -95,13 +95,13 @@ device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
 compile = True  # torch.compile the model
 seed = 1337
-ddp_timeout = 600  # DDP: seconds a rank waits for the others before the run ends with an error (a dead or hung rank)
+ddp_timeout = 600  # DDP: seconds a rank waits for the others (a dead or hung rank ends the run); longer than rank 0's eval + save
 # -----------------------------------------------------------------------------
 config = configure(globals())
 ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta')
 
 def fail(message):
-    """A user error: one line, non-zero exit, no traceback."""
+    """One line on stderr, a non-zero exit, no traceback: for what the user can fix."""
     sys.exit(f"error: {message}")
 
 # devices and DDP -------------------------------------------------------------
@@ -115,7 +115,8 @@ if ddp:
     dist.init_process_group(backend='nccl' if device_type == 'cuda' else 'gloo',
                             timeout=datetime.timedelta(seconds=ddp_timeout))
     # the stop flag and the generators' states go through the CPU (gloo) whatever the devices
-    control_group = dist.new_group(backend='gloo') if device_type == 'cuda' else None
+    control_group = (dist.new_group(backend='gloo', timeout=datetime.timedelta(seconds=ddp_timeout))
+                     if device_type == 'cuda' else None)
     ddp_rank, ddp_local_rank, ddp_world_size = int(os.environ['RANK']), int(os.environ['LOCAL_RANK']), int(os.environ['WORLD_SIZE'])
     if device_type == 'cuda':
         device = f'cuda:{ddp_local_rank}'
@@ -238,6 +239,7 @@ except ValueError as e:
     fail(e)
 skipped_before = 0  # steps skipped for a non-finite loss or gradient before this run resumed
 resume_rng = None  # this rank's generators at the checkpoint
+saved_at = iter_num if init_from == 'resume' else None  # the iteration of the last good checkpoint
 if ckpt is not None:
     if ckpt['config'].get('optimizer', 'adamw') != config['optimizer']:
         fail(f"checkpoint {ckpt_path} was trained with optimizer={ckpt['config'].get('optimizer', 'adamw')!r}, "
@@ -252,8 +254,8 @@ if ckpt is not None:
     if rng is not None and len(rng) == ddp_world_size:
         resume_rng = rng[ddp_rank]
     else:
-        print(f"resuming on {ddp_world_size} rank(s) from a checkpoint of {len(rng or [])}: dropout's random "
-              f"numbers start afresh (the run is not the uninterrupted one's bit for bit)")
+        print(f"the checkpoint has the generators of {len(rng or [])} rank(s), this run {ddp_world_size}: dropout and "
+              f"the data order start afresh (not the uninterrupted run bit for bit)")
 ckpt = None  # free the memory
 
 raw_model = model  # what is saved and what the MFU is computed on
@@ -303,6 +305,8 @@ def rng_states():
 def save_checkpoint(rng):
     """Rank 0 writes everything a resumed run needs to continue exactly: weights, optimizer and
     scaler state, the iteration (it fixes the learning rate and the data), the ranks' generators."""
+    global saved_at
+    saved_at = iter_num
     if master_process:
         checkpoint.save({'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict(),
                          'scaler': scaler.state_dict(), 'model_args': model_args, 'iter_num': iter_num,
@@ -312,12 +316,16 @@ def save_checkpoint(rng):
         print(f"saved checkpoint to {ckpt_path} (iter {iter_num})")
 
 # SIGTERM (a scheduler's preemption) or SIGINT (Ctrl-C): finish the step, save, exit cleanly
-stop_signal = None
+stop_signal, stop_time = None, None
 def on_signal(signum, frame):
-    global stop_signal
-    if stop_signal is not None:  # the second one: stop now
-        raise KeyboardInterrupt
-    stop_signal = signal.Signals(signum).name
+    global stop_signal, stop_time
+    # a second one stops at once; one within a second is the same request twice (a scheduler
+    # signals every process, and torchrun forwards what it gets)
+    if stop_signal is not None:
+        if time.time() - stop_time > 1.0:
+            raise KeyboardInterrupt
+        return
+    stop_signal, stop_time = signal.Signals(signum).name, time.time()
     print(f"{stop_signal}: saving a checkpoint after this step, then exiting (send it again to stop at once)",
           file=sys.stderr, flush=True)
 
@@ -343,7 +351,9 @@ for sig in (signal.SIGTERM, signal.SIGINT):
 nonfinite = torch.tensor([float(skipped_before), 0.0], device=device)  # steps skipped: in all, in a row (read on log steps)
 skipped_logged = skipped_before
 ended = None  # why the loop ended: 'max_iters', a signal's name, or 'eval_only'
-batch_name = lambda i: f"{i // gradient_accumulation_steps} {i % gradient_accumulation_steps}"  # i: micro-steps so far
+def batch_name(micro_steps):
+    """The training batch after this many micro-steps: '<iter> <micro-step>'."""
+    return f"{micro_steps // gradient_accumulation_steps} {micro_steps % gradient_accumulation_steps}"
 X, Y = get_batch('train', batch_name(iter_num * gradient_accumulation_steps))
 t0 = time.time()
 try:
@@ -390,7 +400,7 @@ try:
             bad = torch.maximum(bad, (~torch.isfinite(grad_norm)).float())
         if ddp:
             dist.all_reduce(bad, op=dist.ReduceOp.MAX)
-        nonfinite = torch.stack([nonfinite[0] + bad, (nonfinite[1] + bad) * bad])
+        nonfinite = torch.stack([nonfinite[0] + bad, (nonfinite[1] + bad) * bad])  # a good step resets "in a row"
         if scaler.is_enabled():  # fp16: skips a step whose gradients overflow (a non-finite loss makes them so), lowers the scale
             scaler.step(optimizer)
             scaler.update()
@@ -404,8 +414,8 @@ try:
         t1 = time.time()
         dt, t0 = t1 - t0, t1
         if iter_num % log_interval == 0:  # on every rank: a stop must be every rank's
-            lossf, skipped, in_a_row = (int(v) if i else v for i, v in enumerate(
-                torch.cat([loss_sum.view(1), nonfinite]).tolist()))  # a host sync: only on log steps
+            lossf, skipped, in_a_row = torch.cat([loss_sum.view(1), nonfinite]).tolist()  # a host sync: only on log steps
+            skipped, in_a_row = int(skipped), int(in_a_row)
             if skipped > skipped_logged:
                 skipped_logged = skipped
                 print(f"iter {iter_num}: steps skipped for a non-finite loss or gradient: {in_a_row} in a row, "
@@ -413,7 +423,9 @@ try:
             if in_a_row > skip_nonfinite:
                 if master_process:
                     fail(f"iter {iter_num}: {in_a_row} step(s) in a row with a non-finite loss or gradient "
-                         f"(skip_nonfinite={skip_nonfinite}): stopped; the last good checkpoint is {ckpt_path}")
+                         f"(skip_nonfinite={skip_nonfinite}): stopped; " + (
+                             f"the last good checkpoint is {ckpt_path} (iter {saved_at})" if saved_at is not None
+                             else "no checkpoint was written"))
                 sys.exit(1)
         if iter_num % log_interval == 0 and master_process:
             mfu = raw_model.estimate_mfu(tokens_per_iter / ddp_world_size, dt, peak_flops)

@@ -140,12 +140,11 @@ def check_tokens(path, vocab_size, block_size, vocab_from, prepare):
     if n <= block_size:
         raise ValueError(f"{path} has {n} tokens, too few for one sequence of block_size={block_size} (+1 target): "
                          f"use a smaller block_size, or more text ({prepare})")
-    tokens = np.memmap(path, dtype=np.uint16, mode="r")
-    piece = 1 << 26
+    piece = 1 << 26  # tokens read at a time: the check holds 128 MB, whatever the file's size
     for start in range(0, n, piece):
-        chunk = tokens[start:start + piece]
+        chunk = np.fromfile(path, dtype=np.uint16, count=piece, offset=2 * start)
         if chunk.max() >= vocab_size:
-            at = start + int(np.argmax(chunk >= vocab_size))
-            raise ValueError(f"{path} holds token id {int(tokens[at])} at position {at:,}, outside the vocabulary of "
+            at = int(np.argmax(chunk >= vocab_size))
+            raise ValueError(f"{path} holds token id {int(chunk[at])} at position {start + at:,}, outside the vocabulary of "
                              f"{vocab_size} ({vocab_from}): the tokens and the vocabulary do not match; {prepare}")
     return n

@@ -185,6 +185,9 @@ def test_the_last_k_checkpoints_are_kept(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ['ckpt-00000003.pt', 'ckpt-00000004.pt', 'ckpt-00000005.pt', 'ckpt.pt']
     assert os.path.samefile(path, tmp_path / 'ckpt-00000005.pt')  # a hard link, not a copy
     assert torch.load(tmp_path / 'ckpt-00000004.pt', weights_only=True)['iter_num'] == 4
+    checkpoint.save({'iter_num': 2}, path, keep=3)  # resumed from an older one: the newest saves stay
+    assert sorted(os.listdir(tmp_path)) == ['ckpt-00000002.pt', 'ckpt-00000004.pt', 'ckpt-00000005.pt', 'ckpt.pt']
+    assert torch.load(path, weights_only=True)['iter_num'] == 2
 
 
 class RunsCode:
