@@ -413,7 +413,7 @@ try:
 
         t1 = time.time()
         dt, t0 = t1 - t0, t1
-        if iter_num % log_interval == 0:  # on every rank: a stop must be every rank's
+        if iter_num % log_interval == 0:  # every rank reads the counters: a stop must be every rank's
             lossf, skipped, in_a_row = torch.cat([loss_sum.view(1), nonfinite]).tolist()  # a host sync: only on log steps
             skipped, in_a_row = int(skipped), int(in_a_row)
             if skipped > skipped_logged:
@@ -427,13 +427,13 @@ try:
                              f"the last good checkpoint is {ckpt_path} (iter {saved_at})" if saved_at is not None
                              else "no checkpoint was written"))
                 sys.exit(1)
-        if iter_num % log_interval == 0 and master_process:
-            mfu = raw_model.estimate_mfu(tokens_per_iter / ddp_world_size, dt, peak_flops)
-            print(f"iter {iter_num}: loss {lossf:.4f}, time {dt * 1000:.2f}ms, {tokens_per_iter / dt:,.0f} tok/s, "
-                  f"mfu {'n/a' if mfu is None else f'{mfu * 100:.2f}%'}, mem {peak_memory_mib():,.0f} MiB")
-            if wandb_log:
-                wandb.log({'iter': iter_num, 'train/loss_step': lossf, 'lr': lr, 'tokens_per_s': tokens_per_iter / dt,
-                           'mfu': mfu, 'peak_mem_mib': peak_memory_mib()})
+            if master_process:
+                mfu = raw_model.estimate_mfu(tokens_per_iter / ddp_world_size, dt, peak_flops)
+                print(f"iter {iter_num}: loss {lossf:.4f}, time {dt * 1000:.2f}ms, {tokens_per_iter / dt:,.0f} tok/s, "
+                      f"mfu {'n/a' if mfu is None else f'{mfu * 100:.2f}%'}, mem {peak_memory_mib():,.0f} MiB")
+                if wandb_log:
+                    wandb.log({'iter': iter_num, 'train/loss_step': lossf, 'lr': lr,
+                               'tokens_per_s': tokens_per_iter / dt, 'mfu': mfu, 'peak_mem_mib': peak_memory_mib()})
         iter_num += 1
         if stop_requested():
             ended = stop_signal or 'a signal to another rank'

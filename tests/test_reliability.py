@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 import torch
 
-from test_train import ROOT, TINY, run, user_error
+from test_train import ROOT, TINY, run, script_env, user_error
 import checkpoint
 from data.common import read_meta
 
@@ -38,7 +38,7 @@ TORCHRUN = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--np
 def start(cmd, out_dir, *args, env=None):
     """A training run in the background, its output going to out_dir/log.txt."""
     os.makedirs(out_dir, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if k != 'TRITON_INTERPRET'} | {'PYTHONUNBUFFERED': '1'} | (env or {})
+    env = script_env({'PYTHONUNBUFFERED': '1'} | (env or {}))
     log = open(os.path.join(out_dir, 'log.txt'), 'w')
     return subprocess.Popen([*cmd, *args, f'--out_dir={out_dir}'], cwd=ROOT, env=env, stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
@@ -263,16 +263,11 @@ runpy.run_path('train.py', run_name='__main__')
 """
 
 
-def run_code(script):
-    env = {k: v for k, v in os.environ.items() if k != 'TRITON_INTERPRET'}
-    return subprocess.run([sys.executable, '-c', script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-
-
 def train_with_faults(args, bad_loss=(), bad_grad=(), grad='nan'):
     """train.py with a NaN loss at these forward calls (1-based; one per step here) and a
     non-finite gradient behind a finite loss at those."""
-    return run_code(FAULTY_TRAIN.format(root=ROOT, args=list(args), bad_loss_calls=set(bad_loss),
-                                        bad_grad_calls=set(bad_grad), grad=grad))
+    return run('-c', FAULTY_TRAIN.format(root=ROOT, args=list(args), bad_loss_calls=set(bad_loss),
+                                        bad_grad_calls=set(bad_grad), grad=grad), check=False)
 
 
 @pytest.mark.parametrize("device", ['cpu', pytest.param('cuda', marks=pytest.mark.skipif(
@@ -360,7 +355,7 @@ sys.argv = ['train.py', *{[*BASE, f'--data_root={data_root}', f'--out_dir={tmp_p
                            '--device=cuda', f'--kernels={kernels}', '--kernels_cache=None', '--dropout=0.0']!r}]
 runpy.run_path('train.py', run_name='__main__')
 """
-    p = run_code(script)
+    p = run('-c', script, check=False)
     if kernels == 'auto':
         assert p.returncode == 0, p.stdout + p.stderr
         assert "WARNING: layer_norm: torch" in p.stdout and "Triton failed: OutOfResources" in p.stdout, p.stdout

@@ -16,10 +16,14 @@ TINY = ['config/train_shakespeare_char.py', '--compile=False', '--n_layer=2', '-
         '--block_size=64', '--batch_size=8', '--eval_iters=5', '--log_interval=10', '--dropout=0.0',
         '--warmup_iters=10', '--always_save_checkpoint=True']
 
+def script_env(extra=None):
+    """The environment the scripts run in here: without the Triton interpreter, so a CPU run
+    takes the PyTorch path (the interpreter is far too slow for training loops)."""
+    return {k: v for k, v in os.environ.items() if k != 'TRITON_INTERPRET'} | (extra or {})
+
 def run(script, *args, env=None, check=True):
-    """Run a repo script; on a CPU-only machine without the Triton interpreter, so the
-    model takes the PyTorch path (the interpreter is far too slow for training loops)."""
-    env = {k: v for k, v in os.environ.items() if k != 'TRITON_INTERPRET'} | (env or {})
+    """Run a repo script (or `python -c code`: run('-c', code)) as script_env() sets it up."""
+    env = script_env(env)
     p = subprocess.run([sys.executable, *script.split(), *args], cwd=ROOT, env=env, capture_output=True, text=True,
                        timeout=600)
     if check:
