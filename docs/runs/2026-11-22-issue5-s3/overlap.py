@@ -3,7 +3,7 @@
 # row kernel on a side stream while the main stream makes part p+1's logits (or part p-1's
 # dx). Variants: SM carveout for those matmuls (cuBLAS leaves k SMs free), a persistent
 # row kernel of k programs. Times: CUDA graph of 10 calls (as bench.py), median.
-import sys, os, json, statistics, subprocess
+import sys, os, json, statistics
 sys.path.insert(0, os.getcwd())
 import torch
 import triton

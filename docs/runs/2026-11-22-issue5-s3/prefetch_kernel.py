@@ -2,7 +2,6 @@
 # (both passes): a copy of kernels/linear_cross_entropy.py's kernel, for timing only.
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
 from kernels.linear_cross_entropy import _capped, _exp_minus, _log, _grad, _cap_slope
 
 @triton.jit

@@ -3,7 +3,7 @@
 # its power limit); (b) triton.testing.do_bench's median (L2 flushed between calls);
 # (c) one call at a time after 0.3 s idle (the GPU at full clocks). And floors: the three
 # chunked matmuls alone, and three unchunked ones (compile's structure), same three ways.
-import sys, os, time, statistics, importlib
+import sys, os, time, statistics
 sys.path.insert(0, os.getcwd())
 import torch
 import triton
