@@ -93,7 +93,7 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     block_size, forward + backward (forward only for sampling: backward=False), Triton vs
     PyTorch. Prints one line per op with both times. Returns (the overrides to build GPT
     with: the user's where set, the faster implementation elsewhere; the timings {op:
-    dict(impl, triton_ms, torch_ms, why)}). Not measured: attention with dropout (only SDPA
+    dict(impl, triton_ms, torch_ms, why, failed)}). Not measured: attention with dropout (only SDPA
     has it) and, without backward, the loss (sampling makes no loss)."""
     overrides = dict(overrides or {})
     name_of = {op: name for name, ops in OVERRIDES.items() for op in ops}
@@ -109,8 +109,7 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
         times = '' if r['torch_ms'] is None else (
             f" (per call in a loop: Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms; "
             f"GPU time alone: {r['triton_gpu_ms'] or float('nan'):.3f} ms, {r['torch_gpu_ms']:.3f} ms)")
-        failed = (r['why'] or '').startswith('Triton')  # a kernel that failed here or disagreed: PyTorch stands in
-        print(f"  {'WARNING: ' if failed else ''}{op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
+        print(f"  {'WARNING: ' if r['failed'] else ''}{op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
     return overrides, timings
 
 # The norms take the residual stream x and the last sublayer's output, not yet added

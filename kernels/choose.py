@@ -140,8 +140,8 @@ def _times(f, inputs, backward, reps):
 
 
 def measure(make, fn, compile, backward=True, reps=10):
-    """dict(impl, triton_ms, torch_ms, triton_gpu_ms, torch_gpu_ms, why) for one op, if the
-    two agree: the faster per call in a loop (*_ms) for an eager model, whose step pays each
+    """dict(impl, triton_ms, torch_ms, triton_gpu_ms, torch_gpu_ms, why, failed) for one op
+    (failed: the Triton kernel raised or disagreed, and PyTorch stands in), if the two agree: the faster per call in a loop (*_ms) for an eager model, whose step pays each
     op's launch overhead; the one of less GPU time for a compiled one, which launches its
     graph's kernels without Python in between (per op, the compiled call's overhead would
     decide instead)."""
@@ -150,7 +150,7 @@ def measure(make, fn, compile, backward=True, reps=10):
     want = _run(impls['torch'], inputs, backward)
     torch_ms, torch_gpu_ms = _times(impls['torch'], inputs, backward, reps)
     lost = lambda why: dict(impl='torch', triton_ms=None, torch_ms=torch_ms, triton_gpu_ms=None,
-                            torch_gpu_ms=torch_gpu_ms, why=why)
+                            torch_gpu_ms=torch_gpu_ms, why=why, failed=True)
     try:
         got = _run(impls['triton'], inputs, backward)
         off = max(((g.float() - w.float()).abs().max() / (w.float().abs().max() + 1e-6)).item()
@@ -162,23 +162,23 @@ def measure(make, fn, compile, backward=True, reps=10):
         return lost(f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
     triton_wins = triton_gpu_ms < torch_gpu_ms if compile else triton_ms < torch_ms
     return dict(impl='triton' if triton_wins else 'torch', triton_ms=triton_ms, torch_ms=torch_ms,
-                triton_gpu_ms=triton_gpu_ms, torch_gpu_ms=torch_gpu_ms, why=None)
+                triton_gpu_ms=triton_gpu_ms, torch_gpu_ms=torch_gpu_ms, why=None, failed=False)
 
 
 def cache_key(op, shapes, dtype, compile, backward, device):
     gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
     return (f"{gpu} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
-            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile} | {'fwd+bwd' if backward else 'fwd'} | v3")
+            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile} | {'fwd+bwd' if backward else 'fwd'} | v4")
 
 
 def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True):
-    """{op: dict(impl, triton_ms, torch_ms, why)} for the op_cases, from the cache at
+    """{op: dict(impl, triton_ms, torch_ms, why, failed)} for the op_cases, from the cache at
     cache_path (None: no cache) or measured, forward + backward (or forward only). PyTorch
     everywhere where Triton cannot run."""
     device = torch.device(device)
     reason = why_not_triton_on(device.type)
     if reason:
-        return {op: dict(impl='torch', triton_ms=None, torch_ms=None, why=reason) for op in cases}
+        return {op: dict(impl='torch', triton_ms=None, torch_ms=None, why=reason, failed=False) for op in cases}
     cache = {}
     if cache_path and os.path.exists(cache_path):
         with open(cache_path) as f:

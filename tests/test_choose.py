@@ -17,7 +17,8 @@ from model import GPTConfig, measure_kernels
 def fake_measure(calls):
     def measure(make, fn, compile, backward):
         calls.append((fn, backward))
-        return dict(impl='triton', triton_ms=1.0, torch_ms=2.0, triton_gpu_ms=3.0, torch_gpu_ms=4.0, why=None)
+        return dict(impl='triton', triton_ms=1.0, torch_ms=2.0, triton_gpu_ms=3.0, torch_gpu_ms=4.0, why=None,
+                    failed=False)
     return measure
 
 
@@ -31,7 +32,7 @@ def test_no_triton_here_means_pytorch_and_no_measurement(monkeypatch):
     monkeypatch.setattr(choose, 'measure', fake_measure(calls))
     got = choose.choose(cases(), torch.float32, False, 'cpu', None)
     assert calls == [] and {r['impl'] for r in got.values()} == {'torch'}
-    assert got['gelu']['why'] == "tensors on cpu need CUDA (or TRITON_INTERPRET=1)"
+    assert got['gelu']['why'] == "tensors on cpu need CUDA (or TRITON_INTERPRET=1)" and not got['gelu']['failed']
 
 
 def test_cache_hit_measures_nothing_and_changes_measure_again(tmp_path, monkeypatch):
@@ -66,7 +67,7 @@ def test_a_wrong_kernel_loses(device):
     shapes, make, fn = choose.op_cases(['gelu'], 2, 8, 16, 2, None, 65, 64, True, torch.float32, device)['gelu']
     wrong = lambda be: (lambda h, b: fn(be)(h, b) * (1.5 if be == 'triton' else 1.0))
     r = choose.measure(make, wrong, compile=False, reps=2)
-    assert r['impl'] == 'torch' and r['triton_ms'] is None and r['why'].startswith("Triton off by")
+    assert r['impl'] == 'torch' and r['triton_ms'] is None and r['why'].startswith("Triton off by") and r['failed']
 
 
 def test_measured_choices_become_the_models_overrides(monkeypatch, tmp_path):
@@ -124,6 +125,7 @@ def test_a_kernel_that_fails_here_leaves_its_op_to_pytorch_with_a_warning(monkey
     overrides, timings = measure_kernels(cfg, 2, torch.float32, device, False, None,
                                          overrides=dict(mlp=False, attention=False, cross_entropy=False))
     assert overrides['layer_norm'] is False and timings['layer_norm']['why'].startswith("Triton failed: OutOfResources")
+    assert timings['layer_norm']['failed']
     assert "  WARNING: layer_norm: torch" in capsys.readouterr().out
     from model import GPT
     idx = torch.randint(65, (2, 8), device=device)
