@@ -31,6 +31,8 @@ The work is the Newton-Schulz iteration, and this keeps it small:
   between two sets of blocks): a step runs eagerly the first time its addresses are seen,
   is captured the second time, and is replayed from then on.
 """
+import contextlib
+
 import torch
 import torch.distributed as dist
 from torch.optim.adamw import adamw
@@ -68,6 +70,7 @@ class Muon(torch.optim.Optimizer):
         # None under DDP (build the optimizer after init_process_group): the all-gather stays eager
         self.graphs = {} if cuda_graphs and device_type == 'cuda' and self.backend == 'triton' and _world_size() == 1 else None
         self.graph_replays = 0
+        self.streams = [] if device_type == 'cuda' else None  # one per stack, made as needed
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -124,23 +127,41 @@ class Muon(torch.optim.Optimizer):
         cache['seen'][baked] = (graph, kernels.muon_update_tables())  # the address tables the graph reads stay alive
 
     def _muon_update(self, stacks, group, lr):
-        for members in stacks:
-            U = kernels.muon_momentum([p.grad for p in members], [self.state[p]['momentum_buffer'] for p in members],
-                                      group['momentum'], group['nesterov'], backend=self.backend)
-            O = self._orthogonalise(U, group['ns_steps'])
-            kernels.muon_apply(members, O, lr, group['weight_decay'], backend=self.backend)
+        """Each stack's momentum, Newton-Schulz and apply; on CUDA each stack on a stream of
+        its own, so that one stack's kernels fill the SMs another's leave idle (a stack of
+        12 matrices is under two waves of tiles)."""
+        for members, stream in zip(stacks, self._stack_streams(len(stacks))):
+            with stream:
+                U, sumsq = kernels.muon_momentum([p.grad for p in members],
+                                                 [self.state[p]['momentum_buffer'] for p in members],
+                                                 group['momentum'], group['nesterov'], backend=self.backend)
+                O = self._orthogonalise(U, sumsq, group['ns_steps'])
+                kernels.muon_apply(members, O, lr, group['weight_decay'], backend=self.backend)
+        for stream in (self.streams or [])[:len(stacks)]:
+            torch.cuda.current_stream().wait_stream(stream)
 
-    def _orthogonalise(self, U, steps):
-        """newton_schulz of each matrix of the (B, M, N) stack U; under DDP this rank's share
-        of the stack, then everyone's results gathered."""
+    def _stack_streams(self, n):
+        """n streams that have waited for the current one, as contexts (no-ops on the CPU)."""
+        if self.streams is None:
+            return [contextlib.nullcontext()] * n
+        self.streams += [torch.cuda.Stream() for _ in range(n - len(self.streams))]
+        for stream in self.streams[:n]:
+            stream.wait_stream(torch.cuda.current_stream())
+        return [torch.cuda.stream(stream) for stream in self.streams[:n]]
+
+    def _orthogonalise(self, U, sumsq, steps):
+        """newton_schulz of each matrix of the (B, M, N) stack U (sumsq: its squares summed in
+        parts, (B, n)); under DDP this rank's share of the stack, then everyone's results
+        gathered."""
         if _world_size() == 1:
-            return kernels.newton_schulz(U, steps, backend=self.backend)
+            return kernels.newton_schulz(U, steps, backend=self.backend, sumsq=sumsq)
         rank, world = dist.get_rank(), dist.get_world_size()
         share = -(-len(U) // world)  # matrices per rank; the last ranks may have fewer, or none
         out = U.new_zeros(share, *U.shape[1:])
         mine = U[rank * share:(rank + 1) * share]
         if len(mine):
-            out[:len(mine)] = kernels.newton_schulz(mine, steps, backend=self.backend)
+            out[:len(mine)] = kernels.newton_schulz(mine, steps, backend=self.backend,
+                                                    sumsq=sumsq[rank * share:(rank + 1) * share])
         gathered = out.new_empty(share * world, *U.shape[1:])
         dist.all_gather_into_tensor(gathered, out)
         return gathered[:len(U)]

@@ -6,7 +6,9 @@ muon_momentum, before it: for each matrix i with gradient G_i and momentum buffe
     M_i <- lerp(M_i, G_i, 1 - mu) = mu M_i + (1 - mu) G_i       (in place, in M_i's dtype)
     U_i  = lerp(G_i, M_i, mu) = mu M_i + (1 - mu) G_i if nesterov, else M_i
     U[i] = U_i in its wide form (a tall U_i transposed), rounded to bf16
-U is the (B, M, N) stack (M <= N) that kernels.newton_schulz takes.
+U is the (B, M, N) stack (M <= N) that kernels.newton_schulz takes; with it come
+sumsq (B, tiles), fp32 sums of U's squares per tile, which add up to ||U[i]||^2:
+newton_schulz's first step needs the norm, and would otherwise read U once more for it.
 
 muon_apply, after it: for each matrix W_i (rows x cols) and its row O[i] of the result,
     W_i <- (1 - lr wd) W_i - lr max(1, rows / cols)^0.5 O[i]   (transposed back if tall)
@@ -36,7 +38,8 @@ def _wide(t):
 def muon_momentum_ref(grads, bufs, momentum, nesterov):
     torch._foreach_lerp_(bufs, grads, 1 - momentum)
     updates = torch._foreach_lerp(grads, bufs, momentum) if nesterov else bufs
-    return torch.stack([_wide(u) for u in updates]).to(torch.bfloat16)
+    U = torch.stack([_wide(u) for u in updates]).to(torch.bfloat16)
+    return U, U.float().square().sum((-2, -1))[:, None]
 
 
 def muon_apply_ref(params, O, lr, weight_decay):
@@ -66,7 +69,8 @@ def _tile(t, R, C, BLOCK: tl.constexpr):
 @triton.jit
 def _momentum_tile(G, BUF, U, R, C, t, momentum, TRANSPOSED: tl.constexpr, NESTEROV: tl.constexpr,
                    BLOCK: tl.constexpr):
-    """One tile of an R x C gradient and buffer; U is R x C, or C x R if TRANSPOSED."""
+    """One tile of an R x C gradient and buffer; U is R x C, or C x R if TRANSPOSED.
+    Returns the sum of the tile's squares of U as stored (rounded)."""
     rows, cols, mask, offs = _tile(t, R, C, BLOCK)
     g = tl.load(G + offs, mask=mask, other=0.0).to(tl.float32)
     buf = tl.load(BUF + offs, mask=mask, other=0.0).to(tl.float32)
@@ -74,7 +78,10 @@ def _momentum_tile(G, BUF, U, R, C, t, momentum, TRANSPOSED: tl.constexpr, NESTE
     tl.store(BUF + offs, buf, mask=mask)
     u = _lerp(g, buf.to(tl.float32), momentum) if NESTEROV else buf.to(tl.float32)
     u_offs = cols.to(tl.int64)[None, :] * R + rows[:, None] if TRANSPOSED else offs
-    tl.store(U + u_offs, u.to(U.dtype.element_ty), mask=mask)
+    u = u.to(U.dtype.element_ty)
+    tl.store(U + u_offs, u, mask=mask)
+    u = u.to(tl.float32)  # 0 off the matrix: g and buf load as 0 there
+    return tl.sum(tl.sum(u * u, 1), 0)
 
 
 @triton.jit
@@ -83,6 +90,7 @@ def _muon_momentum_kernel(
     G,      # the first gradient: every gradient's pointer type
     BUF,    # the first momentum buffer: every buffer's pointer type
     U,      # (B, M, N) bf16 out: the updates in their wide form
+    SUMSQ,  # (B, tiles) fp32 out: per tile, the sum of U's squares
     B, M, N, momentum,
     NESTEROV: tl.constexpr, BLOCK: tl.constexpr,
 ):
@@ -91,9 +99,10 @@ def _muon_momentum_kernel(
     buf = tl.load(TABLE + B + b).to(BUF.dtype)
     U += b.to(tl.int64) * M * N
     if tl.load(TABLE + 2 * B + b) != 0:  # a tall matrix: N x M in memory
-        _momentum_tile(g, buf, U, N, M, t, momentum, True, NESTEROV, BLOCK)
+        sumsq = _momentum_tile(g, buf, U, N, M, t, momentum, True, NESTEROV, BLOCK)
     else:
-        _momentum_tile(g, buf, U, M, N, t, momentum, False, NESTEROV, BLOCK)
+        sumsq = _momentum_tile(g, buf, U, M, N, t, momentum, False, NESTEROV, BLOCK)
+    tl.store(SUMSQ + b * tl.num_programs(0) + t, sumsq)
 
 
 @triton.jit
@@ -169,7 +178,8 @@ def _grid(M, N, B):
 @torch.no_grad()
 def muon_momentum(grads, bufs, momentum, nesterov=True, backend="auto"):
     """Update each momentum buffer in place and return the updates as a (B, M, N) bf16
-    stack of their wide forms (see the module's docstring)."""
+    stack of their wide forms, and the (B, tiles) fp32 sums of its squares (see the
+    module's docstring)."""
     shape, limit = _checked("muon_momentum", list(grads) + list(bufs))
     if shape and any(g.shape != b.shape for g, b in zip(grads, bufs)):
         shape, limit = None, "muon_momentum: a buffer's shape differs from its gradient's"
@@ -178,10 +188,12 @@ def muon_momentum(grads, bufs, momentum, nesterov=True, backend="auto"):
     (M, N), B = shape, len(grads)
     table = _table([[g.data_ptr() for g in grads], [b.data_ptr() for b in bufs],
                     [int(g.size(0) > g.size(1)) for g in grads]], grads[0].device)
+    grid = _grid(M, N, B)
     U = torch.empty(B, M, N, device=grads[0].device, dtype=torch.bfloat16)
-    _muon_momentum_kernel[_grid(M, N, B)](table, grads[0], bufs[0], U, B, M, N, momentum, NESTEROV=nesterov,
-                                         BLOCK=BLOCK, num_warps=NUM_WARPS)
-    return U
+    sumsq = torch.empty(B, grid[0], device=grads[0].device, dtype=torch.float32)
+    _muon_momentum_kernel[grid](table, grads[0], bufs[0], U, sumsq, B, M, N, momentum, NESTEROV=nesterov,
+                                BLOCK=BLOCK, num_warps=NUM_WARPS)
+    return U, sumsq
 
 
 @torch.no_grad()

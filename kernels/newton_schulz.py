@@ -11,16 +11,29 @@ U S V^T, in bf16, for a matrix or a stack of same-shape matrices (B, M, N).
     the coefficients trade precision for speed, as in the published Muon.
 No gradient: an optimizer's step.
 
-The two symmetric products are one Triton kernel, OUT = alpha X X^T + beta C + gamma I
-(C symmetric): each program makes one tile on or below the diagonal and writes it and,
-off the diagonal, its mirror, so half the tiles' work is skipped. With X = A, C = A and
-gamma = a it is a I + B (A A^T = A A), so that the last product is a plain batched
-matmul (cuBLAS's bmm; its baddbmm, which would add a X, ran at half bmm's speed).
-Every matrix of the stack is one grid axis: a stack of 24 small matrices is 3 launches
-per step, not 72. Products in fp32, each result rounded to bf16 once. The division by
-the norm costs no pass of its own: the first step takes X unnormalised and a scale s per
-matrix, computing A = s^2 X X^T and s (a I + b A + c A A), whose product with X is the
-normalised X's next iterate.
+The symmetric products are one Triton kernel, OUT = alpha X Y^T + beta C + gamma I
+(Y = X, or a Y with X Y^T symmetric; C symmetric): each program makes one tile on or below
+the diagonal and writes it and, off the diagonal, its mirror, so half the tiles' work is
+skipped. With X = Y = A, C = A and gamma = a it is a I + B (A A^T = A A), so that the last
+product is a plain batched matmul (cuBLAS's bmm; its baddbmm, which would add a X, ran at
+half bmm's speed). Every matrix of the stack is one grid axis: a stack of 24 small
+matrices is 3 launches per step, not 72. Products in fp32, each result rounded to bf16
+once. The division by the norm costs no pass of its own: the first step takes X
+unnormalised, computing A = s^2 X X^T and s (a I + b A + c A A) with s = 1 / (||X|| +
+eps), whose product with X is the normalised X's next iterate; each program makes s from
+sums of X's squares in parts (B, n), which muon_momentum hands over as it makes X (or
+one reduction here).
+
+Two steps as one, for wide matrices (N >= 2 M): P = a I + b A + c A A is a polynomial in
+A = X X^T, so the next Gram matrix follows from M x M products alone,
+    X1 = P0 X0,  A1 = X1 X1^T = P0 A0 P0 = P0^2 A0,  X2 = P1 X1 = (P1 P0) X0,
+and all of these are polynomials in A0, symmetric and commuting: one triangle each. Two
+steps then cost one M x M x N Gram product and one M x M x N product instead of two of
+each, for three more M x M x M ones: 17 M^3 multiply-adds instead of 26 at N = 4 M (a
+triangle counted as half its square). Every pair starts again from X itself (its own
+Gram matrix): iterated in bf16 on the Gram matrices alone, errors grow on spread
+spectra; restarted every two steps they stay at the one-step iteration's (measured on
+the CPU: within 10%, above or below).
 
 Constraints: G (M, N) or (B, M, N), fp32, bf16 or fp16; M, N >= 1.
 """
@@ -31,27 +44,31 @@ from kernels.backend import triton, tl, use_triton, INTERPRET
 COEFFICIENTS = (3.4445, -4.7750, 2.0315)
 EPS = 1e-7
 
-def _iterate(G, steps, dtype, step):
-    """What every implementation shares: G in `dtype`, transposed if tall, over its norm;
-    `steps` times X = step(X, norm); transposed back. The first step gets X before the
-    division and norm = ||X|| + eps per matrix (a kernel can fold the division into its
-    products), the others norm = None."""
+def _normalised(X):
+    return X / (X.norm(dim=(-2, -1), keepdim=True) + EPS)
+
+def _iterate(G, steps, dtype, advance):
+    """What every implementation shares: G in `dtype`, transposed if tall; X, done =
+    advance(X, first, steps left) until `steps` are done (advance may take more than one
+    at a time); transposed back. The first call (first=True) gets X before its division by
+    the norm (a kernel can fold the division into its products)."""
     tall = G.size(-2) > G.size(-1)
     X = (G.mT if tall else G).to(dtype)
-    norm = X.norm(dim=(-2, -1), keepdim=True) + EPS
     if not steps:
-        X = X / norm
-    for k in range(steps):
-        X = step(X, norm if k == 0 else None)
+        X = _normalised(X)
+    done = 0
+    while done < steps:
+        X, n = advance(X, done == 0, steps - done)
+        done += n
     return X.mT if tall else X
 
-def _step_ref(X, norm):
+def _step_ref(X, first, left):
     a, b, c = COEFFICIENTS
-    if norm is not None:
-        X = X / norm
+    if first:
+        X = _normalised(X)
     A = X @ X.mT
     B = b * A + c * A @ A
-    return a * X + B @ X
+    return a * X + B @ X, 1
 
 @torch.no_grad()
 def newton_schulz_ref(G, steps=5, dtype=torch.bfloat16):
@@ -61,13 +78,15 @@ def newton_schulz_ref(G, steps=5, dtype=torch.bfloat16):
 
 @triton.jit
 def _newton_schulz_gram_kernel(
-    X,    # (B, M, K) bf16: each matrix's rows are the vectors whose dot products make OUT
+    X,    # (B, M, K) bf16: OUT's rows are dot products of X's rows
+    Y,    # (B, M, K) bf16: with Y's rows (X itself for X X^T); X Y^T must be symmetric
     C,    # (B, M, M) symmetric, added times beta (read only if HAS_C)
-    OUT,  # (B, M, M) out: s^S_POWER (alpha X X^T + beta C + gamma I)
-    S,    # (B,) fp32: s, a scale per matrix (read only if S_POWER > 0)
-    M, K, alpha, beta, gamma,
-    stride_xb, stride_xm, stride_xk, stride_cb, stride_cm, stride_ob, stride_om,
+    OUT,  # (B, M, M) out: s^S_POWER (alpha X Y^T + beta C + gamma I)
+    SUMSQ,  # (B, n_parts) fp32, contiguous: ||X_0||^2 in parts, s = 1 / (||X_0|| + eps) (read only if S_POWER > 0)
+    M, K, alpha, beta, gamma, n_parts, eps,
+    stride_xb, stride_xm, stride_xk, stride_yb, stride_ym, stride_yk, stride_cb, stride_cm, stride_ob, stride_om,
     HAS_C: tl.constexpr, S_POWER: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
+    PARTS_BLOCK: tl.constexpr,
 ):
     """Tile (ti, tj) of one matrix of the stack; tiles above the diagonal do nothing:
     their values come as the mirror of (tj, ti)."""
@@ -75,6 +94,7 @@ def _newton_schulz_gram_kernel(
     if ti >= tj:
         b = tl.program_id(2).to(tl.int64)
         X += b * stride_xb
+        Y += b * stride_yb
         rows_i = ti * BLOCK_M + tl.arange(0, BLOCK_M)
         rows_j = tj * BLOCK_M + tl.arange(0, BLOCK_M)
         ks = tl.arange(0, BLOCK_K)
@@ -83,9 +103,9 @@ def _newton_schulz_gram_kernel(
             in_k = (k + ks < K)[None, :]
             xi = tl.load(X + rows_i[:, None] * stride_xm + (k + ks)[None, :] * stride_xk,
                          mask=(rows_i < M)[:, None] & in_k, other=0.0)
-            xj = tl.load(X + rows_j[:, None] * stride_xm + (k + ks)[None, :] * stride_xk,
+            yj = tl.load(Y + rows_j[:, None] * stride_ym + (k + ks)[None, :] * stride_yk,
                          mask=(rows_j < M)[:, None] & in_k, other=0.0)
-            acc = tl.dot(xi, tl.trans(xj), acc)
+            acc = tl.dot(xi, tl.trans(yj), acc)
         acc *= alpha
         mask = (rows_i < M)[:, None] & (rows_j < M)[None, :]
         if HAS_C:
@@ -93,52 +113,79 @@ def _newton_schulz_gram_kernel(
                                   mask=mask, other=0.0).to(tl.float32)
         acc += tl.where(rows_i[:, None] == rows_j[None, :], gamma, 0.0)
         if S_POWER > 0:
-            scale = tl.load(S + b)
+            total = tl.zeros([PARTS_BLOCK], tl.float32)
+            for p in tl.range(0, n_parts, PARTS_BLOCK):
+                parts = p + tl.arange(0, PARTS_BLOCK)
+                total += tl.load(SUMSQ + b * n_parts + parts, mask=parts < n_parts, other=0.0)
+            scale = tl.div_rn(1.0, tl.sqrt_rn(tl.sum(total, 0)) + tl.cast(eps, tl.float32))
             acc *= scale if S_POWER == 1 else scale * scale
         out = acc.to(OUT.dtype.element_ty)
         OUT += b * stride_ob
-        tl.store(OUT + rows_i[:, None] * stride_om + rows_j[None, :], out, mask=mask)
-        if ti != tj:
-            tl.store(OUT + rows_j[:, None] * stride_om + rows_i[None, :], tl.trans(out),
-                     mask=(rows_j < M)[:, None] & (rows_i < M)[None, :])
+        # the lower triangle and its mirror, the diagonal tile's too: with Y != X, x_i . y_j and
+        # x_j . y_i differ in rounding, and the result must be exactly symmetric
+        tl.store(OUT + rows_i[:, None] * stride_om + rows_j[None, :], out,
+                 mask=mask & (rows_i[:, None] >= rows_j[None, :]))
+        tl.store(OUT + rows_j[:, None] * stride_om + rows_i[None, :], tl.trans(out),
+                 mask=(rows_j < M)[:, None] & (rows_i < M)[None, :] & (rows_i[None, :] > rows_j[:, None]))
 
 # tiles measured under CUDA graphs on the H100 (docs/runs/2026-11-22-issue6-s2/ns_tune2.py): 4 warps equal 8
 # for X X^T and are 18% faster for the 768 x 768 products
 BLOCK_M, BLOCK_K, NUM_WARPS, NUM_STAGES = (16, 16, 4, 1) if INTERPRET else (128, 64, 4, 3)
+PARTS_BLOCK = 8 if INTERPRET else 512  # the sums of squares summed this many at a time
 
-def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, scale=None, scale_power=1):
-    """s^scale_power (alpha X X^T + beta C + gamma I) for X (B, M, K) bf16, C (B, M, M)
-    symmetric with unit column stride (or None) and s = scale (B,) fp32 (or None: 1): one
+def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, sumsq=None, scale_power=1, Y=None):
+    """s^scale_power (alpha X Y^T + beta C + gamma I) for X and Y (B, M, K) bf16 (Y None:
+    X) with X Y^T symmetric, C (B, M, M) symmetric with unit column stride (or None), and
+    s = 1 / (sqrt(sumsq.sum(1)) + eps) for sumsq (B, n) fp32 (or None: s = 1): one
     triangle of tiles computed, mirrored."""
-    if X.dim() != 3 or (C is not None and (C.shape != (X.shape[0], X.shape[1], X.shape[1]) or C.stride(-1) != 1)):
-        raise ValueError(f"newton_schulz_gram: X {tuple(X.shape)} is not (B, M, K) or C "
-                         f"{None if C is None else tuple(C.shape)} is not (B, M, M) with unit column stride")
+    Y = X if Y is None else Y
+    if X.dim() != 3 or Y.shape != X.shape or (C is not None and (C.shape != (X.shape[0], X.shape[1], X.shape[1])
+                                                                  or C.stride(-1) != 1)):
+        raise ValueError(f"newton_schulz_gram: X {tuple(X.shape)} is not (B, M, K), or Y {tuple(Y.shape)} not its shape, "
+                         f"or C {None if C is None else tuple(C.shape)} not (B, M, M) with unit column stride")
     B, M, K = X.shape
     out = torch.empty(B, M, M, device=X.device, dtype=X.dtype)
-    if scale is not None and (scale.shape != (B,) or scale.dtype != torch.float32):
-        raise ValueError(f"newton_schulz_gram: scale {tuple(scale.shape)} {scale.dtype} is not ({B},) fp32")
+    if sumsq is not None and (sumsq.dim() != 2 or sumsq.size(0) != B or sumsq.dtype != torch.float32
+                              or not sumsq.is_contiguous()):
+        raise ValueError(f"newton_schulz_gram: sumsq {tuple(sumsq.shape)} {sumsq.dtype} is not a contiguous ({B}, n) fp32")
     Cs = out if C is None else C  # pointers the kernel never reads without HAS_C or S_POWER
-    S = out if scale is None else scale.contiguous()
+    S = out if sumsq is None else sumsq
     tiles = triton.cdiv(M, BLOCK_M)
     _newton_schulz_gram_kernel[(tiles, tiles, B)](
-        X, Cs, out, S, M, K, alpha, beta, gamma, X.stride(0), X.stride(1), X.stride(2), Cs.stride(0), Cs.stride(1),
-        out.stride(0), out.stride(1), HAS_C=C is not None, S_POWER=0 if scale is None else scale_power,
-        BLOCK_M=BLOCK_M, BLOCK_K=BLOCK_K, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+        X, Y, Cs, out, S, M, K, alpha, beta, gamma, S.size(-1), EPS, X.stride(0), X.stride(1), X.stride(2),
+        Y.stride(0), Y.stride(1), Y.stride(2), Cs.stride(0), Cs.stride(1), out.stride(0), out.stride(1),
+        HAS_C=C is not None, S_POWER=0 if sumsq is None else scale_power, BLOCK_M=BLOCK_M, BLOCK_K=BLOCK_K,
+        PARTS_BLOCK=PARTS_BLOCK, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     return out
 
-def _step_triton(X, norm):
+# two steps as one where X's rows are at least this many times longer than its count of rows
+# (at 768 x 768 the pair's three extra M x M x M products cost more than the two it saves)
+PAIR_FROM = 2
+
+def _advance_triton(X, first, left, sumsq=None):
+    """One step, or two (see the module's docstring) where they are left and X is wide
+    enough. The first takes X unnormalised, and its sums of squares (B, n) if known."""
     a, b, c = COEFFICIENTS
     X = X.contiguous()  # a tall input's transpose, copied to rows
-    s = None if norm is None else 1 / norm.float().flatten()  # X / norm's step, from X
-    A = newton_schulz_gram(X, scale=s, scale_power=2)
-    return torch.bmm(newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a, scale=s), X)  # (a I + b A + c A A) X
+    s = None if not first else X.float().square().sum((-2, -1))[:, None] if sumsq is None else sumsq
+    poly = lambda A: newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a)  # a I + b A + c A A
+    A0 = newton_schulz_gram(X, sumsq=s, scale_power=2)
+    if left < 2 or X.size(2) < PAIR_FROM * X.size(1):
+        return torch.bmm(newton_schulz_gram(A0, alpha=c, C=A0, beta=b, gamma=a, sumsq=s), X), 1  # s P0 X
+    P0 = poly(A0)
+    A1 = newton_schulz_gram(newton_schulz_gram(P0), Y=A0)  # P0^2 A0
+    P1P0 = newton_schulz_gram(poly(A1), Y=P0, sumsq=s)
+    return torch.bmm(P1P0, X), 2
 
 @torch.no_grad()
-def newton_schulz(G, steps=5, backend="auto"):
+def newton_schulz(G, steps=5, backend="auto", sumsq=None):
     """About U V^T of G = U S V^T (per matrix of a stack), in bf16, by `steps` quintic
-    Newton-Schulz steps; by the Triton kernel or PyTorch as `backend` says."""
+    Newton-Schulz steps; by the Triton kernel or PyTorch as `backend` says. sumsq: G's
+    squares (as bf16) summed in parts, (B, n) fp32, if the caller has them (muon_momentum
+    does): the kernel's first step then reads no more than G itself."""
     limit = None if G.dim() in (2, 3) and G.numel() > 0 else f"shape {tuple(G.shape)} is not (M, N) or (B, M, N)"
     if not use_triton("newton_schulz", backend, G, limit=limit):
         return newton_schulz_ref(G, steps)
-    X = _iterate(G if G.dim() == 3 else G[None], steps, torch.bfloat16, _step_triton)
+    advance = lambda X, first, left: _advance_triton(X, first, left, sumsq if first else None)
+    X = _iterate(G if G.dim() == 3 else G[None], steps, torch.bfloat16, advance)
     return X if G.dim() == 3 else X[0]

@@ -28,13 +28,16 @@ def matrices(shapes, dtype, device, scale=1.0):
 def test_momentum_matches_reference(shapes, dtype, nesterov, device):
     grads, bufs = matrices(shapes, dtype, device), matrices(shapes, dtype, device)
     run = lambda gs, bs, backend: (kernels.muon_momentum(gs, bs, 0.95, nesterov, backend=backend), bs)
-    U, B = run(grads, [b.clone() for b in bufs], "triton")
-    U_torch, B_torch = run(grads, [b.clone() for b in bufs], "torch")
+    (U, sumsq), B = run(grads, [b.clone() for b in bufs], "triton")
+    (U_torch, _), B_torch = run(grads, [b.clone() for b in bufs], "torch")
     B_ref = [b.double().lerp(g.double(), 1 - 0.95) for g, b in zip(grads, bufs)]
     U_ref = [g.double().lerp(b, 0.95) if nesterov else b for g, b in zip(grads, B_ref)]
     U_ref = torch.stack([u.mT if u.size(0) > u.size(1) else u for u in U_ref])
     assert U.dtype == torch.bfloat16 and U.shape == U_torch.shape
     assert_close_3way("U", U, U_torch, U_ref)
+    # the parts add up to each matrix's ||U||^2, U as stored (bf16): fp32 sums of exact squares
+    want = U.double().square().sum((-2, -1))
+    torch.testing.assert_close(sumsq.double().sum(1), want, rtol=U[0].numel() * 2 ** -24, atol=0)
     for i, (b, bt, br) in enumerate(zip(B, B_torch, B_ref)):
         assert_close_3way(f"buffer {i}", b, bt, br)
 

@@ -35,11 +35,11 @@ def test_gram_matches_reference(shape, with_c, scaled, device):
     if with_c:  # a symmetric C, as A = X X^T is
         S = torch.randn(shape[0], shape[1], shape[1], device=device)
         C = (S + S.mT).bfloat16()
-    # a scale per matrix, squared for X X^T (as the first step's 1 / norm is)
-    scale, power = (torch.rand(shape[0], device=device) + 0.5, 1 if with_c else 2) if scaled else (None, 1)
-    got = NS.newton_schulz_gram(X, alpha, C, beta, gamma, scale, power)
+    # a scale per matrix from sums of squares in parts, squared for X X^T (as the first step's 1 / norm is)
+    sumsq, power = (torch.rand(shape[0], 3, device=device) + 0.5, 1 if with_c else 2) if scaled else (None, 1)
+    got = NS.newton_schulz_gram(X, alpha, C, beta, gamma, sumsq, power)
     eye = torch.eye(shape[1], device=device)
-    s = scale.double()[:, None, None] ** power if scaled else 1.0
+    s = (1 / (sumsq.double().sum(1).sqrt() + NS.EPS))[:, None, None] ** power if scaled else 1.0
     want = s * (alpha * X.float() @ X.float().mT + (beta * C.float() + gamma * eye if with_c else 0))
     ref = s * (alpha * X.double() @ X.double().mT + (beta * C.double() + gamma * eye.double() if with_c else 0))
     assert torch.equal(got, got.mT), "the mirrored tiles must make an exactly symmetric result"
@@ -63,6 +63,34 @@ def test_singular_values_near_one(shape, device):
     G = torch.randn(shape, device=device)
     s = torch.linalg.svdvals(kernels.newton_schulz(G, backend="triton").double())
     assert s.min() > 0.6 and s.max() < 1.25, f"singular values in [{s.min():.3f}, {s.max():.3f}]"
+
+
+@pytest.mark.parametrize("shape", GRAM_SHAPES[1:], ids=shape_id)
+def test_gram_of_two_commuting_matrices(shape, device):
+    """X Y^T with Y != X, as the paired steps use it: X = S^2 and Y = S for a symmetric S
+    commute, so X Y^T = S^3 is symmetric. Bf16 rounding of X and Y leaves the exact product
+    of the rounded inputs a little asymmetric: its lower triangle is what the kernel makes."""
+    B, M, _ = shape
+    S = torch.randn(B, M, M, device=device)
+    S = ((S + S.mT) / (2 * M) ** 0.5).double()
+    X, Y = (S @ S).bfloat16(), S.bfloat16()
+    got = NS.newton_schulz_gram(X, Y=Y)
+    want = (X.float() @ Y.float().mT).bfloat16()
+    ref = X.double() @ Y.double().mT
+    assert torch.equal(got, got.mT), "the mirrored tiles must make an exactly symmetric result"
+    assert_close_3way("gram X Y^T", got.tril(), want.tril(), ref.tril())
+
+
+def test_paired_steps_are_taken(device, monkeypatch):
+    """Wide matrices go two steps at a time (six gram launches: A0, P0, P0^2, A1, P1, P1 P0;
+    then one bmm), the fifth step alone (two: A, P); a square one five single steps."""
+    launches = []
+    gram = NS.newton_schulz_gram
+    monkeypatch.setattr(NS, "newton_schulz_gram", lambda *a, **k: launches.append("gram") or gram(*a, **k))
+    for shape, want in [((2, 8, 40), 2 * 6 + 2), ((2, 8, 8), 5 * 2)]:
+        launches.clear()
+        kernels.newton_schulz(torch.randn(shape, device=device), backend="triton")
+        assert len(launches) == want, f"{shape}: {len(launches)} gram launches"
 
 
 def test_steps_and_shapes_are_checked(device):
