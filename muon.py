@@ -31,8 +31,6 @@ The work is the Newton-Schulz iteration, and this keeps it small:
   between two sets of blocks): a step runs eagerly the first time its addresses are seen,
   is captured the second time, and is replayed from then on.
 """
-import contextlib
-
 import torch
 import torch.distributed as dist
 from torch.optim.adamw import adamw
@@ -70,7 +68,6 @@ class Muon(torch.optim.Optimizer):
         # None under DDP (build the optimizer after init_process_group): the all-gather stays eager
         self.graphs = {} if cuda_graphs and device_type == 'cuda' and self.backend == 'triton' and _world_size() == 1 else None
         self.graph_replays = 0
-        self.streams = [] if device_type == 'cuda' else None  # one per stack, made as needed
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -127,27 +124,11 @@ class Muon(torch.optim.Optimizer):
         cache['seen'][baked] = (graph, kernels.muon_update_tables())  # the address tables the graph reads stay alive
 
     def _muon_update(self, stacks, group, lr):
-        """Each stack's momentum, Newton-Schulz and apply; on CUDA each stack on a stream of
-        its own, so that one stack's kernels fill the SMs another's leave idle (a stack of
-        12 matrices is under two waves of tiles)."""
-        for members, stream in zip(stacks, self._stack_streams(len(stacks))):
-            with stream:
-                U, sumsq = kernels.muon_momentum([p.grad for p in members],
-                                                 [self.state[p]['momentum_buffer'] for p in members],
-                                                 group['momentum'], group['nesterov'], backend=self.backend)
-                O = self._orthogonalise(U, sumsq, group['ns_steps'])
-                kernels.muon_apply(members, O, lr, group['weight_decay'], backend=self.backend)
-        for stream in (self.streams or [])[:len(stacks)]:
-            torch.cuda.current_stream().wait_stream(stream)
-
-    def _stack_streams(self, n):
-        """n streams that have waited for the current one, as contexts (no-ops on the CPU)."""
-        if self.streams is None:
-            return [contextlib.nullcontext()] * n
-        self.streams += [torch.cuda.Stream() for _ in range(n - len(self.streams))]
-        for stream in self.streams[:n]:
-            stream.wait_stream(torch.cuda.current_stream())
-        return [torch.cuda.stream(stream) for stream in self.streams[:n]]
+        for members in stacks:
+            U, sumsq = kernels.muon_momentum([p.grad for p in members], [self.state[p]['momentum_buffer'] for p in members],
+                                             group['momentum'], group['nesterov'], backend=self.backend)
+            O = self._orthogonalise(U, sumsq, group['ns_steps'])
+            kernels.muon_apply(members, O, lr, group['weight_decay'], backend=self.backend)
 
     def _orthogonalise(self, U, sumsq, steps):
         """newton_schulz of each matrix of the (B, M, N) stack U (sumsq: its squares summed in

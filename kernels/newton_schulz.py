@@ -85,8 +85,8 @@ def _newton_schulz_gram_kernel(
     SUMSQ,  # (B, n_parts) fp32, contiguous: ||X_0||^2 in parts, s = 1 / (||X_0|| + eps) (read only if S_POWER > 0)
     M, K, alpha, beta, gamma, n_parts, eps,
     stride_xb, stride_xm, stride_xk, stride_yb, stride_ym, stride_yk, stride_cb, stride_cm, stride_ob, stride_om,
-    HAS_C: tl.constexpr, S_POWER: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-    PARTS_BLOCK: tl.constexpr,
+    HAS_C: tl.constexpr, S_POWER: tl.constexpr, MIRROR_DIAGONAL: tl.constexpr, BLOCK_M: tl.constexpr,
+    BLOCK_K: tl.constexpr, PARTS_BLOCK: tl.constexpr,
 ):
     """Tile (ti, tj) of one matrix of the stack; tiles above the diagonal do nothing:
     their values come as the mirror of (tj, ti)."""
@@ -120,13 +120,14 @@ def _newton_schulz_gram_kernel(
             scale = tl.div_rn(1.0, tl.sqrt_rn(tl.sum(total, 0)) + tl.cast(eps, tl.float32))
             acc *= scale if S_POWER == 1 else scale * scale
         out = acc.to(OUT.dtype.element_ty)
+        if MIRROR_DIAGONAL and ti == tj:  # Y != X: x_i . y_j and x_j . y_i differ in rounding; the lower
+            out = tl.where(rows_i[:, None] >= rows_j[None, :], out, tl.trans(out))  # half, mirrored
         OUT += b * stride_ob
-        # the lower triangle and its mirror, the diagonal tile's too: with Y != X, x_i . y_j and
-        # x_j . y_i differ in rounding, and the result must be exactly symmetric
-        tl.store(OUT + rows_i[:, None] * stride_om + rows_j[None, :], out,
-                 mask=mask & (rows_i[:, None] >= rows_j[None, :]))
-        tl.store(OUT + rows_j[:, None] * stride_om + rows_i[None, :], tl.trans(out),
-                 mask=(rows_j < M)[:, None] & (rows_i < M)[None, :] & (rows_i[None, :] > rows_j[:, None]))
+        # masks that are constant along rows (no per-element triangle test), or the stores are not vectorized
+        tl.store(OUT + rows_i[:, None] * stride_om + rows_j[None, :], out, mask=mask)
+        if ti != tj:
+            tl.store(OUT + rows_j[:, None] * stride_om + rows_i[None, :], tl.trans(out),
+                     mask=(rows_j < M)[:, None] & (rows_i < M)[None, :])
 
 # tiles measured under CUDA graphs on the H100 (docs/runs/2026-11-22-issue6-s2/ns_tune2.py): 4 warps equal 8
 # for X X^T and are 18% faster for the 768 x 768 products
@@ -154,7 +155,8 @@ def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, sumsq=None, sc
     _newton_schulz_gram_kernel[(tiles, tiles, B)](
         X, Y, Cs, out, S, M, K, alpha, beta, gamma, S.size(-1), EPS, X.stride(0), X.stride(1), X.stride(2),
         Y.stride(0), Y.stride(1), Y.stride(2), Cs.stride(0), Cs.stride(1), out.stride(0), out.stride(1),
-        HAS_C=C is not None, S_POWER=0 if sumsq is None else scale_power, BLOCK_M=BLOCK_M, BLOCK_K=BLOCK_K,
+        HAS_C=C is not None, S_POWER=0 if sumsq is None else scale_power, MIRROR_DIAGONAL=Y is not X, BLOCK_M=BLOCK_M,
+        BLOCK_K=BLOCK_K,
         PARTS_BLOCK=PARTS_BLOCK, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     return out
 
@@ -167,7 +169,9 @@ def _advance_triton(X, first, left, sumsq=None):
     enough. The first takes X unnormalised, and its sums of squares (B, n) if known."""
     a, b, c = COEFFICIENTS
     X = X.contiguous()  # a tall input's transpose, copied to rows
-    s = None if not first else X.float().square().sum((-2, -1))[:, None] if sumsq is None else sumsq
+    if first and sumsq is None:  # ||X||^2 as one part per matrix (torch's norm of bf16 X: one read, no fp32 copy)
+        sumsq = X.norm(dim=(-2, -1)).float().square()[:, None]
+    s = sumsq if first else None
     poly = lambda A: newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a)  # a I + b A + c A A
     A0 = newton_schulz_gram(X, sumsq=s, scale_power=2)
     if left < 2 or X.size(2) < PAIR_FROM * X.size(1):
