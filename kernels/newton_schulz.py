@@ -156,8 +156,7 @@ def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, sumsq=None, sc
         X, Y, Cs, out, S, M, K, alpha, beta, gamma, S.size(-1), EPS, X.stride(0), X.stride(1), X.stride(2),
         Y.stride(0), Y.stride(1), Y.stride(2), Cs.stride(0), Cs.stride(1), out.stride(0), out.stride(1),
         HAS_C=C is not None, S_POWER=0 if sumsq is None else scale_power, MIRROR_DIAGONAL=Y is not X, BLOCK_M=BLOCK_M,
-        BLOCK_K=BLOCK_K,
-        PARTS_BLOCK=PARTS_BLOCK, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+        BLOCK_K=BLOCK_K, PARTS_BLOCK=PARTS_BLOCK, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     return out
 
 # two steps as one where X's rows are at least this many times longer than its count of rows
@@ -166,19 +165,20 @@ PAIR_FROM = 2
 
 def _advance_triton(X, first, left, sumsq=None):
     """One step, or two (see the module's docstring) where they are left and X is wide
-    enough. The first takes X unnormalised, and its sums of squares (B, n) if known."""
+    enough. The first takes X unnormalised, and its sums of squares (B, n) if known
+    (sumsq is not read after it)."""
     a, b, c = COEFFICIENTS
     X = X.contiguous()  # a tall input's transpose, copied to rows
     if first and sumsq is None:  # ||X||^2 as one part per matrix (torch's norm of bf16 X: one read, no fp32 copy)
         sumsq = X.norm(dim=(-2, -1)).float().square()[:, None]
-    s = sumsq if first else None
+    norm_parts = sumsq if first else None  # the gram kernels scale by 1 / ||X|| only in the first step
     poly = lambda A: newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a)  # a I + b A + c A A
-    A0 = newton_schulz_gram(X, sumsq=s, scale_power=2)
+    A0 = newton_schulz_gram(X, sumsq=norm_parts, scale_power=2)
     if left < 2 or X.size(2) < PAIR_FROM * X.size(1):
-        return torch.bmm(newton_schulz_gram(A0, alpha=c, C=A0, beta=b, gamma=a, sumsq=s), X), 1  # s P0 X
+        return torch.bmm(newton_schulz_gram(A0, alpha=c, C=A0, beta=b, gamma=a, sumsq=norm_parts), X), 1  # s P0 X
     P0 = poly(A0)
     A1 = newton_schulz_gram(newton_schulz_gram(P0), Y=A0)  # P0^2 A0
-    P1P0 = newton_schulz_gram(poly(A1), Y=P0, sumsq=s)
+    P1P0 = newton_schulz_gram(poly(A1), Y=P0, sumsq=norm_parts)
     return torch.bmm(P1P0, X), 2
 
 @torch.no_grad()
@@ -190,6 +190,6 @@ def newton_schulz(G, steps=5, backend="auto", sumsq=None):
     limit = None if G.dim() in (2, 3) and G.numel() > 0 else f"shape {tuple(G.shape)} is not (M, N) or (B, M, N)"
     if not use_triton("newton_schulz", backend, G, limit=limit):
         return newton_schulz_ref(G, steps)
-    advance = lambda X, first, left: _advance_triton(X, first, left, sumsq if first else None)
+    advance = lambda X, first, left: _advance_triton(X, first, left, sumsq)
     X = _iterate(G if G.dim() == 3 else G[None], steps, torch.bfloat16, advance)
     return X if G.dim() == 3 else X[0]
