@@ -140,11 +140,12 @@ def _times(f, inputs, backward, reps):
 
 
 def measure(make, fn, compile, backward=True, reps=10):
-    """dict(impl, triton_ms, torch_ms, triton_gpu_ms, torch_gpu_ms, why, failed) for one op
-    (failed: the Triton kernel raised or disagreed, and PyTorch stands in), if the two agree: the faster per call in a loop (*_ms) for an eager model, whose step pays each
-    op's launch overhead; the one of less GPU time for a compiled one, which launches its
-    graph's kernels without Python in between (per op, the compiled call's overhead would
-    decide instead)."""
+    """dict(impl, triton_ms, torch_ms, triton_gpu_ms, torch_gpu_ms, why, failed) for one op.
+    If the two agree: the faster per call in a loop (*_ms) for an eager model, whose step
+    pays each op's launch overhead; the one of less GPU time for a compiled one, which
+    launches its graph's kernels without Python in between (per op, the compiled call's
+    overhead would decide instead). failed: the Triton kernel raised or disagreed, and
+    PyTorch stands in."""
     inputs = make()
     impls = {be: torch.compile(fn(be)) if compile else fn(be) for be in ('torch', 'triton')}
     want = _run(impls['torch'], inputs, backward)

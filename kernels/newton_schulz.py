@@ -153,7 +153,7 @@ def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, sumsq=None, sc
     S = out if sumsq is None else sumsq
     tiles = triton.cdiv(M, BLOCK_M)
     _newton_schulz_gram_kernel[(tiles, tiles, B)](
-        X, Y, Cs, out, S, M, K, alpha, beta, gamma, S.size(-1), EPS, X.stride(0), X.stride(1), X.stride(2),
+        X, Y, Cs, out, S, M, K, alpha, beta, gamma, 0 if sumsq is None else sumsq.size(1), EPS, X.stride(0), X.stride(1), X.stride(2),
         Y.stride(0), Y.stride(1), Y.stride(2), Cs.stride(0), Cs.stride(1), out.stride(0), out.stride(1),
         HAS_C=C is not None, S_POWER=0 if sumsq is None else scale_power, MIRROR_DIAGONAL=Y is not X, BLOCK_M=BLOCK_M,
         BLOCK_K=BLOCK_K, PARTS_BLOCK=PARTS_BLOCK, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
