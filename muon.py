@@ -46,7 +46,14 @@ class Muon(torch.optim.Optimizer):
     """Param groups with muon=True (2-D matrices) take Muon: lr, momentum, nesterov,
     ns_steps, weight_decay; those with muon=False take AdamW: lr, betas, eps,
     weight_decay. backend: the Newton-Schulz kernel, 'auto' | 'triton' | 'torch',
-    resolved once here."""
+    resolved once here.
+
+    A step is skipped on the device where the attribute found_inf (a 0-d tensor, as
+    GradScaler and train.py set it, torch's fused AdamW's protocol) is not 0: weights,
+    momentum and AdamW state stay as they are, and no host sync is needed (but on the
+    CPU, or with PyTorch's Newton-Schulz). Gradients must come unscaled (GradScaler's
+    unscale_ first)."""
+    _step_supports_amp_scaling = True  # GradScaler hands over found_inf instead of reading it on the host
 
     def __init__(self, param_groups, lr=0.02, momentum=0.95, nesterov=True, ns_steps=5, weight_decay=0.0,
                  betas=(0.9, 0.95), eps=1e-8, backend='auto', cuda_graphs=True):
@@ -68,6 +75,7 @@ class Muon(torch.optim.Optimizer):
         # None under DDP (build the optimizer after init_process_group): the all-gather stays eager
         self.graphs = {} if cuda_graphs and device_type == 'cuda' and self.backend == 'triton' and _world_size() == 1 else None
         self.graph_replays = 0
+        self.skip = None  # found_inf as the Muon kernels read it, at one address (a CUDA graph's)
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -75,6 +83,15 @@ class Muon(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        if getattr(self, 'grad_scale', None) is not None:
+            raise ValueError("Muon takes unscaled gradients: call GradScaler.unscale_(optimizer) before its step()")
+        found_inf = getattr(self, 'found_inf', None)
+        if self.skip is None:
+            self.skip = torch.zeros((), device=self.param_groups[0]['params'][0].device)
+        if found_inf is None:
+            self.skip.zero_()
+        else:
+            self.skip.copy_(found_inf)
         for group in self.param_groups:
             params = [p for p in group['params'] if p.grad is not None]
             if params:
@@ -126,9 +143,9 @@ class Muon(torch.optim.Optimizer):
     def _muon_update(self, stacks, group, lr):
         for members in stacks:
             U, sumsq = kernels.muon_momentum([p.grad for p in members], [self.state[p]['momentum_buffer'] for p in members],
-                                             group['momentum'], group['nesterov'], backend=self.backend)
+                                             group['momentum'], group['nesterov'], backend=self.backend, skip=self.skip)
             O = self._orthogonalise(U, sumsq, group['ns_steps'])
-            kernels.muon_apply(members, O, lr, group['weight_decay'], backend=self.backend)
+            kernels.muon_apply(members, O, lr, group['weight_decay'], backend=self.backend, skip=self.skip)
 
     def _orthogonalise(self, U, sumsq, steps):
         """newton_schulz of each matrix of the (B, M, N) stack U (sumsq: its squares summed in
@@ -153,9 +170,11 @@ class Muon(torch.optim.Optimizer):
                 self.state[p]['step'] = torch.zeros((), dtype=torch.float32, device=p.device if group['fused'] else 'cpu')
                 self.state[p]['exp_avg'] = torch.zeros_like(p)
                 self.state[p]['exp_avg_sq'] = torch.zeros_like(p)
+        if not group['fused'] and self.skip.item():  # foreach AdamW has no found_inf: decided on the host
+            return
         state = [self.state[p] for p in params]
         beta1, beta2 = group['betas']
         adamw(params, [p.grad for p in params], [s['exp_avg'] for s in state], [s['exp_avg_sq'] for s in state], [],
               [s['step'] for s in state], foreach=not group['fused'], fused=group['fused'], amsgrad=False,
               beta1=beta1, beta2=beta2, lr=group['lr'], weight_decay=group['weight_decay'], eps=group['eps'],
-              maximize=False)
+              maximize=False, found_inf=self.skip if group['fused'] else None)

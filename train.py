@@ -404,10 +404,10 @@ try:
         if scaler.is_enabled():  # fp16: skips a step whose gradients overflow (a non-finite loss makes them so), lowers the scale
             scaler.step(optimizer)
             scaler.update()
-        elif getattr(optimizer, '_step_supports_amp_scaling', False):  # fused AdamW: skips on the GPU, no host sync
+        elif getattr(optimizer, '_step_supports_amp_scaling', False):  # fused AdamW, Muon: skip on the GPU, no host sync
             optimizer.found_inf = bad
             optimizer.step()
-        elif not bad.item():  # the others (Muon, AdamW on a CPU): a host sync per step
+        elif not bad.item():  # AdamW on a CPU (foreach): decided on the host
             optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 

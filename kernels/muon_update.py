@@ -14,7 +14,9 @@ muon_apply, after it: for each matrix W_i (rows x cols) and its row O[i] of the 
     W_i <- (1 - lr wd) W_i - lr max(1, rows / cols)^0.5 O[i]   (transposed back if tall)
 
 No gradient: an optimizer's step. lerp(a, b, w) is computed as torch computes it
-(a + w (b - a) for w < 0.5, else b - (b - a)(1 - w)), in fp32.
+(a + w (b - a) for w < 0.5, else b - (b - a)(1 - w)), in fp32. skip: a device scalar
+(found_inf: a non-finite loss or gradient); where it is not 0 both kernels leave
+everything as it was (the momentum's U is then zeros), with no host sync.
 
 The matrices are separate tensors (autograd makes each gradient), so each launch reads
 a small table of their addresses: one program per tile of one matrix, reading and
@@ -67,20 +69,22 @@ def _tile(t, R, C, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def _momentum_tile(G, BUF, U, R, C, t, momentum, TRANSPOSED: tl.constexpr, NESTEROV: tl.constexpr,
+def _momentum_tile(G, BUF, U, R, C, t, momentum, keep, TRANSPOSED: tl.constexpr, NESTEROV: tl.constexpr,
                    BLOCK: tl.constexpr):
     """One tile of an R x C gradient and buffer; U is R x C, or C x R if TRANSPOSED.
-    Returns the sum of the tile's squares of U as stored (rounded)."""
+    Returns the sum of the tile's squares of U as stored (rounded). keep False (a skipped
+    step): nothing read, the buffer untouched, U's tile zeros."""
     rows, cols, mask, offs = _tile(t, R, C, BLOCK)
-    g = tl.load(G + offs, mask=mask, other=0.0).to(tl.float32)
-    buf = tl.load(BUF + offs, mask=mask, other=0.0).to(tl.float32)
+    kept = tl.where(keep, mask, False)  # (mask & keep: the CPU interpreter cannot and a block with a scalar)
+    g = tl.load(G + offs, mask=kept, other=0.0).to(tl.float32)
+    buf = tl.load(BUF + offs, mask=kept, other=0.0).to(tl.float32)
     buf = _lerp(buf, g, 1.0 - momentum).to(BUF.dtype.element_ty)
-    tl.store(BUF + offs, buf, mask=mask)
+    tl.store(BUF + offs, buf, mask=kept)
     u = _lerp(g, buf.to(tl.float32), momentum) if NESTEROV else buf.to(tl.float32)
     u_offs = cols.to(tl.int64)[None, :] * R + rows[:, None] if TRANSPOSED else offs
     u = u.to(U.dtype.element_ty)
     tl.store(U + u_offs, u, mask=mask)
-    u = u.to(tl.float32)  # 0 off the matrix: g and buf load as 0 there
+    u = u.to(tl.float32)  # 0 off the matrix (and when skipped): g and buf load as 0 there
     return tl.sum(tl.sum(u * u, 1), 0)
 
 
@@ -91,17 +95,19 @@ def _muon_momentum_kernel(
     BUF,    # the first momentum buffer: every buffer's pointer type
     U,      # (B, M, N) bf16 out: the updates in their wide form
     SUMSQ,  # (B, tiles) fp32 out: per tile, the sum of U's squares
+    SKIP,   # () fp32: not 0 = skip this step (buffers untouched, U zeros)
     B, M, N, momentum,
     NESTEROV: tl.constexpr, BLOCK: tl.constexpr,
 ):
+    keep = tl.load(SKIP) == 0
     t, b = tl.program_id(0), tl.program_id(1)
     g = tl.load(TABLE + b).to(G.dtype)
     buf = tl.load(TABLE + B + b).to(BUF.dtype)
     U += b.to(tl.int64) * M * N
     if tl.load(TABLE + 2 * B + b) != 0:  # a tall matrix: N x M in memory
-        sumsq = _momentum_tile(g, buf, U, N, M, t, momentum, True, NESTEROV, BLOCK)
+        sumsq = _momentum_tile(g, buf, U, N, M, t, momentum, keep, True, NESTEROV, BLOCK)
     else:
-        sumsq = _momentum_tile(g, buf, U, M, N, t, momentum, False, NESTEROV, BLOCK)
+        sumsq = _momentum_tile(g, buf, U, M, N, t, momentum, keep, False, NESTEROV, BLOCK)
     tl.store(SUMSQ + b * tl.num_programs(0) + t, sumsq)
 
 
@@ -121,10 +127,13 @@ def _muon_apply_kernel(
     P,      # the first weight: every weight's pointer type
     O,      # (B, M, N) bf16: the orthogonalised updates in their wide form
     LR,     # () fp32: the learning rate, read here so that a CUDA graph of the step takes each step's
+    SKIP,   # () fp32: not 0 = skip this step (weights untouched)
     B, M, N, weight_decay,
     TALL_SCALE,  # (N / M)^0.5, a tall weight's factor
     BLOCK: tl.constexpr,
 ):
+    if tl.load(SKIP) != 0:
+        return
     t, b = tl.program_id(0), tl.program_id(1)
     p = tl.load(TABLE + b).to(P.dtype)
     O += b.to(tl.int64) * M * N
@@ -175,15 +184,24 @@ def _grid(M, N, B):
     return (triton.cdiv(M, BLOCK) * triton.cdiv(N, BLOCK), B)
 
 
+def _flag(skip, device):
+    """skip as the kernels read it: a 0-d fp32 tensor on the device (None: 0)."""
+    return torch.zeros((), device=device) if skip is None else skip.to(device=device, dtype=torch.float32).reshape(())
+
+
 @torch.no_grad()
-def muon_momentum(grads, bufs, momentum, nesterov=True, backend="auto"):
+def muon_momentum(grads, bufs, momentum, nesterov=True, backend="auto", skip=None):
     """Update each momentum buffer in place and return the updates as a (B, M, N) bf16
     stack of their wide forms, and the (B, tiles) fp32 sums of its squares (see the
-    module's docstring)."""
+    module's docstring). skip: None, or a device scalar; not 0: buffers left as they are."""
     shape, limit = _checked("muon_momentum", list(grads) + list(bufs))
     if shape and any(g.shape != b.shape for g, b in zip(grads, bufs)):
         shape, limit = None, "muon_momentum: a buffer's shape differs from its gradient's"
     if not use_triton("muon_momentum", backend, grads[0], bufs[0], limit=limit):
+        if skip is not None and skip.item():  # PyTorch's path decides on the host
+            M, N = sorted(grads[0].shape)
+            return torch.zeros(len(grads), M, N, device=grads[0].device, dtype=torch.bfloat16), \
+                torch.zeros(len(grads), 1, device=grads[0].device)
         return muon_momentum_ref(grads, bufs, momentum, nesterov)
     (M, N), B = shape, len(grads)
     table = _table([[g.data_ptr() for g in grads], [b.data_ptr() for b in bufs],
@@ -191,23 +209,26 @@ def muon_momentum(grads, bufs, momentum, nesterov=True, backend="auto"):
     grid = _grid(M, N, B)
     U = torch.empty(B, M, N, device=grads[0].device, dtype=torch.bfloat16)
     sumsq = torch.empty(B, grid[0], device=grads[0].device, dtype=torch.float32)
-    _muon_momentum_kernel[grid](table, grads[0], bufs[0], U, sumsq, B, M, N, momentum, NESTEROV=nesterov,
-                                BLOCK=BLOCK, num_warps=NUM_WARPS)
+    _muon_momentum_kernel[grid](table, grads[0], bufs[0], U, sumsq, _flag(skip, U.device), B, M, N, momentum,
+                                NESTEROV=nesterov, BLOCK=BLOCK, num_warps=NUM_WARPS)
     return U, sumsq
 
 
 @torch.no_grad()
-def muon_apply(params, O, lr, weight_decay=0.0, backend="auto"):
+def muon_apply(params, O, lr, weight_decay=0.0, backend="auto", skip=None):
     """W_i <- (1 - lr wd) W_i - lr max(1, rows/cols)^0.5 O[i], in place, for each weight
     W_i of `params` and its orthogonalised update O[i] ((B, M, N), wide forms). lr: a
-    float, or a 0-d fp32 tensor on the device (what a CUDA graph of the step reads)."""
+    float, or a 0-d fp32 tensor on the device (what a CUDA graph of the step reads).
+    skip: None, or a device scalar; not 0: weights left as they are."""
     shape, limit = _checked("muon_apply", list(params))
     if shape and (O.shape != (len(params), *shape) or not O.is_contiguous()):
         shape, limit = None, f"muon_apply: updates {tuple(O.shape)} are not a contiguous ({len(params)}, M, N) stack"
     if not use_triton("muon_apply", backend, params[0], O, limit=limit):
-        return muon_apply_ref(params, O, float(lr), weight_decay)
+        if skip is None or not skip.item():  # PyTorch's path decides on the host
+            muon_apply_ref(params, O, float(lr), weight_decay)
+        return
     (M, N), B = shape, len(params)
     table = _table([[p.data_ptr() for p in params], [int(p.size(0) > p.size(1)) for p in params]], params[0].device)
     lr = lr if torch.is_tensor(lr) else torch.full((), lr, device=O.device)  # a fill kernel, no copy to wait on
-    _muon_apply_kernel[_grid(M, N, B)](table, params[0], O, lr, B, M, N, weight_decay, (N / M) ** 0.5,
-                                      BLOCK=BLOCK, num_warps=NUM_WARPS)
+    _muon_apply_kernel[_grid(M, N, B)](table, params[0], O, lr, _flag(skip, O.device), B, M, N, weight_decay,
+                                      (N / M) ** 0.5, BLOCK=BLOCK, num_warps=NUM_WARPS)

@@ -155,6 +155,67 @@ def test_ddp_shares_give_the_single_process_step(tmp_path):
             assert torch.equal(g, s), f"rank {rank}, weight {i}: differs from the single-process step"
 
 
+@pytest.mark.parametrize("backend", ["triton", "torch"])
+def test_found_inf_skips_the_step_on_the_device(backend, device):
+    """optimizer.found_inf (as train.py and GradScaler set it) not 0: weights, momentum and the
+    AdamW group's state stay as they are; 0: the same step as without it."""
+    weights, grads = matrices_and_grads([(24, 72), (72, 24), (40, 40)], 2, device)
+    gains = torch.randn(40, device=device)
+
+    def run(flags):
+        params = [torch.nn.Parameter(w.clone()) for w in weights]
+        gain = torch.nn.Parameter(gains.clone())
+        opt = Muon([dict(params=params), dict(params=[gain], muon=False, lr=1e-2, weight_decay=0.0)],
+                   backend=backend, **HYPER)
+        for step_grads, flag in zip(grads, flags):
+            for p, g in zip(params, step_grads):
+                p.grad = g.clone()
+            gain.grad = torch.ones_like(gain)
+            if flag is not None:
+                opt.found_inf = torch.tensor(flag, device=device)
+            opt.step()
+        return [p.detach().clone() for p in params + [gain]], opt
+
+    plain, _ = run([None, None])
+    zero, _ = run([0.0, 0.0])
+    skipped, opt = run([0.0, 1.0])
+    first, _ = run([None])
+    for p, z, s, f in zip(plain, zero, skipped, first):
+        assert torch.equal(p, z) and torch.equal(s, f)
+    for p, (w, g) in zip(opt.param_groups[0]['params'], zip(weights, grads[0])):  # the first step's momentum only
+        want = torch.zeros_like(w).lerp_(g, 1 - HYPER['momentum'])
+        torch.testing.assert_close(opt.state[p]['momentum_buffer'], want, rtol=0,  # the kernel's lerp: an ulp or two
+                                   atol=4 * torch.finfo(torch.float32).eps * want.abs().max().item())
+    assert opt.state[opt.param_groups[1]['params'][0]]['step'].item() == 1
+
+
+@pytest.mark.skipif(not CUDA, reason="CUDA graphs need a GPU (this runs in the device tool's CUDA test run)")
+def test_found_inf_skips_replayed_steps():
+    """The Muon kernels read found_inf from one address, so a replayed CUDA graph skips too."""
+    weights, grads = matrices_and_grads([(768, 3072), (3072, 768), (768, 768)], 6, "cuda")
+    slots = [torch.empty_like(w) for w in weights]
+
+    def run(flags):
+        params = [torch.nn.Parameter(w.clone()) for w in weights]
+        opt = Muon([dict(params=params)], backend="triton", **HYPER)
+        for step_grads, flag in zip(grads, flags):
+            for p, slot, g in zip(params, slots, step_grads):
+                slot.copy_(g)
+                p.grad = slot
+            opt.found_inf = torch.tensor(flag, device="cuda")
+            opt.step()
+        return [p.detach() for p in params], opt
+
+    skipped, opt = run([0.0, 0.0, 0.0, 1.0, 0.0, 1.0])
+    assert opt.graph_replays == 4  # steps 2 to 5, the skipped ones among them
+    without, _ = run([0.0, 0.0, 0.0, 0.0])  # the same steps, but for the skipped ones' gradients
+    grads[3], grads[4] = grads[4], grads[3]
+    without_4th, _ = run([0.0, 0.0, 0.0, 0.0])
+    assert not all(torch.equal(a, b) for a, b in zip(skipped, without))
+    for a, b in zip(skipped, without_4th):
+        assert torch.equal(a, b)
+
+
 @pytest.mark.skipif(not CUDA, reason="CUDA graphs need a GPU (this runs in the device tool's CUDA test run)")
 @pytest.mark.parametrize("period", [1, 2], ids=["same-addresses", "two-sets"])
 def test_cuda_graph_steps_equal_eager_steps(period):

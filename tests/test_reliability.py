@@ -270,17 +270,19 @@ def train_with_faults(args, bad_loss=(), bad_grad=(), grad='nan'):
                                         bad_grad_calls=set(bad_grad), grad=grad), check=False)
 
 
+@pytest.mark.parametrize("optimizer", ['adamw', 'muon'])
 @pytest.mark.parametrize("device", ['cpu', pytest.param('cuda', marks=pytest.mark.skipif(
-    not torch.cuda.is_available(), reason="the fused AdamW's skip on the GPU"))])
-def test_nonfinite_steps_are_skipped_and_counted(data_root, tmp_path, device):
+    not torch.cuda.is_available(), reason="the fused AdamW's and Muon's skip on the GPU"))])
+def test_nonfinite_steps_are_skipped_and_counted(data_root, tmp_path, device, optimizer):
     p = train_with_faults([*BASE, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--max_iters=8',
-                           f'--device={device}'], bad_loss=[3], bad_grad=[5, 6])
+                           f'--device={device}', f'--optimizer={optimizer}'], bad_loss=[3], bad_grad=[5, 6])
     assert p.returncode == 0, p.stdout + p.stderr
     assert "iter 2: steps skipped for a non-finite loss or gradient: 1 in a row, 1 in all" in p.stdout
     assert "iter 5: steps skipped for a non-finite loss or gradient: 2 in a row, 3 in all" in p.stdout
     assert "3 step(s) skipped for a non-finite loss or gradient" in p.stdout
-    assert torch.isfinite(torch.stack([w.float().sum() for w in
-                                       torch.load(tmp_path / 'ckpt.pt', weights_only=True)['model'].values()])).all()
+    ckpt = torch.load(tmp_path / 'ckpt.pt', weights_only=True)
+    state = [t for s in ckpt['optimizer']['state'].values() for t in s.values() if t.is_floating_point()]
+    assert torch.isfinite(torch.stack([t.float().sum() for t in [*ckpt['model'].values(), *state]])).all()
 
 
 def test_nonfinite_steps_in_a_row_stop_the_run_and_keep_the_last_good_checkpoint(data_root, tmp_path):
