@@ -24,16 +24,19 @@ eps), whose product with X is the normalised X's next iterate; each program make
 sums of X's squares in parts (B, n), which muon_momentum hands over as it makes X (or
 one reduction here).
 
-Two steps as one, for wide matrices (N >= 2 M): P = a I + b A + c A A is a polynomial in
-A = X X^T, so the next Gram matrix follows from M x M products alone,
-    X1 = P0 X0,  A1 = X1 X1^T = P0 A0 P0 = P0^2 A0,  X2 = P1 X1 = (P1 P0) X0,
-and all of these are polynomials in A0, symmetric and commuting: one triangle each. Two
-steps then cost one M x M x N Gram product and one M x M x N product instead of two of
-each, for three more M x M x M ones: 17 M^3 multiply-adds instead of 26 at N = 4 M (a
-triangle counted as half its square). Every pair starts again from X itself (its own
-Gram matrix): iterated in bf16 on the Gram matrices alone, errors grow on spread
-spectra; restarted every two steps they stay at the one-step iteration's (measured on
-the CPU: within 10%, above or below).
+Several steps as one, for wide matrices (N >= 2 M): P = a I + b A + c A A is a
+polynomial in A = X X^T, so the next Gram matrix follows from M x M products alone,
+    X1 = P0 X0,  A1 = X1 X1^T = P0 A0 P0 = P0^2 A0,  X2 = P1 X1 = (P1 P0) X0,  ...
+and all of these are polynomials in A0, symmetric and commuting: one triangle each. A
+group of g steps costs one M x M x N Gram product, one M x M x N product, and 4 g - 3
+M x M x M products (P_i; P_i^2 and P_i^2 A_i for the next A; P_i times the product of
+the P's before it): at N = 4 M, five steps as 3 + 2 are 19 M^3 multiply-adds, as 2 + 2 + 1
+23.5, one at a time 32.5 (a triangle counted as half its square). Every group starts
+again from X itself (its own Gram matrix): iterated in bf16 on the Gram matrices alone,
+errors grow on spread spectra. Measured on the CPU in bf16 against the float64 iteration
+(max error, four kinds of spectra at 768 x 3072 and 768 x 2304): 3 + 2 stays within
+0.7-1.7x the one-step iteration's error and below PyTorch's own bf16 iteration's; 2 + 3
+and all five as one do not (up to 2.4x and 6x torch's error on spread spectra).
 
 Constraints: G (M, N) or (B, M, N), fp32, bf16 or fp16; M, N >= 1.
 """
@@ -159,27 +162,29 @@ def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, sumsq=None, sc
         BLOCK_K=BLOCK_K, PARTS_BLOCK=PARTS_BLOCK, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     return out
 
-# two steps as one where X's rows are at least this many times longer than its count of rows
-# (at 768 x 768 the pair's three extra M x M x M products cost more than the two it saves)
-PAIR_FROM = 2
+# steps grouped (see the module's docstring) where X's rows are at least GROUP_FROM times longer than its
+# count of rows (at 768 x 768 the extra M x M x M products cost more than the M x M x N ones they save):
+# the first group takes up to GROUP_STEPS[0] steps, the next ones up to GROUP_STEPS[1]
+GROUP_FROM, GROUP_STEPS = 2, (3, 2)
 
 def _advance_triton(X, first, left, sumsq=None):
-    """One step, or two (see the module's docstring) where they are left and X is wide
-    enough. The first takes X unnormalised, and its sums of squares (B, n) if known
-    (sumsq is not read after it)."""
+    """One step, or a group of them where they are left and X is wide enough. The first
+    takes X unnormalised, and its sums of squares (B, n) if known (sumsq is not read
+    after it)."""
     a, b, c = COEFFICIENTS
     X = X.contiguous()  # a tall input's transpose, copied to rows
     if first and sumsq is None:  # ||X||^2 as one part per matrix (torch's norm of bf16 X: one read, no fp32 copy)
         sumsq = X.norm(dim=(-2, -1)).float().square()[:, None]
     norm_parts = sumsq if first else None  # the gram kernels scale by 1 / ||X|| only in the first step
-    poly = lambda A: newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a)  # a I + b A + c A A
-    A0 = newton_schulz_gram(X, sumsq=norm_parts, scale_power=2)
-    if left < 2 or X.size(2) < PAIR_FROM * X.size(1):
-        return torch.bmm(newton_schulz_gram(A0, alpha=c, C=A0, beta=b, gamma=a, sumsq=norm_parts), X), 1  # s P0 X
-    P0 = poly(A0)
-    A1 = newton_schulz_gram(newton_schulz_gram(P0), Y=A0)  # P0^2 A0
-    P1P0 = newton_schulz_gram(poly(A1), Y=P0, sumsq=norm_parts)
-    return torch.bmm(P1P0, X), 2
+    steps = min(left, GROUP_STEPS[not first]) if X.size(2) >= GROUP_FROM * X.size(1) else 1
+    A, Q = newton_schulz_gram(X, sumsq=norm_parts, scale_power=2), None  # A_0 = s^2 X X^T
+    for i in range(steps):
+        last = norm_parts if i == steps - 1 else None  # s once, in the last product of Q
+        P = newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a, sumsq=last if Q is None else None)  # a I + b A_i + c A_i^2
+        Q = P if Q is None else newton_schulz_gram(P, Y=Q, sumsq=last)  # P_i ... P_0 (times s)
+        if i < steps - 1:
+            A = newton_schulz_gram(newton_schulz_gram(P), Y=A)  # A_i+1 = P_i^2 A_i
+    return torch.bmm(Q, X), steps
 
 @torch.no_grad()
 def newton_schulz(G, steps=5, backend="auto", sumsq=None):

@@ -67,7 +67,7 @@ def test_singular_values_near_one(shape, device):
 
 @pytest.mark.parametrize("shape", GRAM_SHAPES[1:], ids=shape_id)
 def test_gram_of_two_commuting_matrices(shape, device):
-    """X Y^T with Y != X, as the paired steps use it: X = S^2 and Y = S for a symmetric S
+    """X Y^T with Y != X, as the grouped steps use it: X = S^2 and Y = S for a symmetric S
     commute, so X Y^T = S^3 is symmetric. Bf16 rounding of X and Y leaves the exact product
     of the rounded inputs a little asymmetric: its lower triangle is what the kernel makes."""
     B, M, _ = shape
@@ -81,16 +81,17 @@ def test_gram_of_two_commuting_matrices(shape, device):
     assert_close_3way("gram X Y^T", got.tril(), want.tril(), ref.tril())
 
 
-def test_paired_steps_are_taken(device, monkeypatch):
-    """Wide matrices go two steps at a time (six gram launches: A0, P0, P0^2, A1, P1, P1 P0;
-    then one bmm), the fifth step alone (two: A, P); a square one five single steps."""
+def test_grouped_steps_are_taken(device, monkeypatch):
+    """Wide matrices go three steps, then two, at a time (ten gram launches: A0, then P, P^2,
+    the next A, and the product of the P's; six; one bmm each), a square one five single
+    steps (two each: A, P)."""
     launches = []
     gram = NS.newton_schulz_gram
     monkeypatch.setattr(NS, "newton_schulz_gram", lambda *a, **k: launches.append("gram") or gram(*a, **k))
-    for shape, want in [((2, 8, 40), 2 * 6 + 2), ((2, 8, 8), 5 * 2)]:
+    for shape, steps, want in [((2, 8, 40), 5, 10 + 6), ((2, 8, 40), 6, 10 + 6 + 2), ((2, 8, 8), 5, 5 * 2)]:
         launches.clear()
-        kernels.newton_schulz(torch.randn(shape, device=device), backend="triton")
-        assert len(launches) == want, f"{shape}: {len(launches)} gram launches"
+        kernels.newton_schulz(torch.randn(shape, device=device), steps, backend="triton")
+        assert len(launches) == want, f"{shape}, {steps} steps: {len(launches)} gram launches"
 
 
 def test_steps_and_shapes_are_checked(device):
