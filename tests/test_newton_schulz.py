@@ -57,6 +57,32 @@ def test_matches_reference_iteration(shape, dtype, device):
     assert_close_3way("newton_schulz", got, want, ref)
 
 
+def _spectrum(kind, B, M, N, device):
+    """B matrices M x N (M <= N) with singular values spread over four decades, or of rank 16 over a
+    floor of 1e-3: where Newton-Schulz steps grouped in Gram space would lose digits first."""
+    U = torch.linalg.qr(torch.randn(B, M, M, device=device))[0]
+    V = torch.linalg.qr(torch.randn(B, N, M, device=device))[0]
+    if kind == "spread":
+        s = 10 ** (-4 * torch.rand(B, M, device=device))
+    else:
+        s = torch.full((B, M), 1e-3, device=device)
+        s[:, :16] = 1.0
+    return (U * s[:, None, :]) @ V.mT
+
+
+@pytest.mark.parametrize("kind", ["spread", "low rank"])
+@pytest.mark.parametrize("shape", [(2, 32, 96), (2, 96, 32)] + ([(4, 768, 3072), (4, 2304, 768)] if CUDA else []),
+                         ids=shape_id)
+def test_grouped_steps_on_hard_spectra(shape, kind, device):
+    B, rows, cols = shape
+    G = _spectrum(kind, B, min(rows, cols), max(rows, cols), device)
+    G = G if rows <= cols else G.mT
+    got = kernels.newton_schulz(G, backend="triton")
+    want = kernels.newton_schulz(G, backend="torch")
+    ref = NS.newton_schulz_ref(G.double(), dtype=torch.float64)
+    assert_close_3way("newton_schulz", got, want, ref)
+
+
 @pytest.mark.parametrize("shape", [(72, 24), (3, 33, 50)], ids=shape_id)
 def test_singular_values_near_one(shape, device):
     """The quintic's fixed point is not 1 but a band around it (about 0.7 to 1.2)."""
