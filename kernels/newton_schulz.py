@@ -133,8 +133,9 @@ def _newton_schulz_gram_kernel(
                      mask=(rows_j < M)[:, None] & (rows_i < M)[None, :])
 
 # tiles measured under CUDA graphs on the H100 (docs/runs/2026-11-22-issue6-s2/ns_tune2.py): 4 warps equal 8
-# for X X^T and are 18% faster for the 768 x 768 products
-BLOCK_M, BLOCK_K, NUM_WARPS, NUM_STAGES = (16, 16, 4, 1) if INTERPRET else (128, 64, 4, 3)
+# for X X^T and are 18% faster for the 768 x 768 products; in the CPU interpreter tiles of 32, which the
+# tests' matrices still cross (half the time of 16)
+BLOCK_M, BLOCK_K, NUM_WARPS, NUM_STAGES = (32, 32, 4, 1) if INTERPRET else (128, 64, 4, 3)
 PARTS_BLOCK = 8 if INTERPRET else 512  # the sums of squares summed this many at a time
 
 def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, sumsq=None, scale_power=1, Y=None):
