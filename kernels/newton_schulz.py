@@ -36,7 +36,7 @@ again from X itself (its own Gram matrix): iterated in bf16 on the Gram matrices
 errors grow on spread spectra. Measured on the CPU in bf16 against the float64 iteration
 (max error, four kinds of spectra at 768 x 3072 and 768 x 2304): 3 + 2 stays within
 0.7-1.7x the one-step iteration's error and below PyTorch's own bf16 iteration's; 2 + 3
-and all five as one do not (up to 2.4x and 6x torch's error on spread spectra).
+does not (2.4x torch's error on spread spectra), nor all five as one (4x, up to divergence).
 
 Constraints: G (M, N) or (B, M, N), fp32, bf16 or fp16; M, N >= 1.
 """
@@ -164,7 +164,7 @@ def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, sumsq=None, sc
     return out
 
 # steps grouped (see the module's docstring) where X's rows are at least GROUP_FROM times longer than its
-# count of rows (at 768 x 768 the extra M x M x M products cost more than the M x M x N ones they save):
+# count of rows (at 768 x 768 the extra M x M x M products cost as much as the M x M x N ones they save):
 # the first group takes up to GROUP_STEPS[0] steps, the next ones up to GROUP_STEPS[1]
 GROUP_FROM, GROUP_STEPS = 2, (3, 2)
 
