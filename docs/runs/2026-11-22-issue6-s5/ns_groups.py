@@ -5,23 +5,11 @@
 import sys, os, importlib, importlib.util
 sys.path.insert(0, os.getcwd())
 import torch
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from graph_timing import graph_us  # noqa: E402
 NS = importlib.import_module('kernels.newton_schulz')
 spec = importlib.util.spec_from_file_location('ns_old', '.devdata/newton_schulz_old.py')
 OLD = importlib.util.module_from_spec(spec); spec.loader.exec_module(OLD)
-
-def graph_us(fn, calls=10, reps=15):
-    s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3): fn()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(calls): fn()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); g.replay(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b) * 1e3 / calls)
-    return sorted(ts)[reps // 2]
 
 def spectrum(kind, B, m, n):
     if kind == 'gauss':
