@@ -102,6 +102,13 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
                     lambda be: lambda q, k, v: kernels.flash_attention(q, k, v, causal=True, backend=be),
                     (flops, 2.5 * flops), 'TFLOP/s', check_one=True, **plot)
 
+    def attention_qkv(B, H, Hkv, T, D):  # the GPT-2 model's call: one packed projection in, its gradient out
+        flops = 4 * B * H * T * T * D * 0.5
+        return Case('attention qkv', f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
+                    lambda: [act(B, T, H + 2 * Hkv, D)],
+                    lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, H, causal=True, backend=be),
+                    (flops, 2.5 * flops), 'TFLOP/s', check_one=True)
+
     def cross_entropy(N, C, V, **plot):  # the LM head's matmul and the loss; the weight as autocast hands it over
         return Case('cross_entropy', f"{N}x{C} V={V}",
                     lambda: [act(N, C), (torch.randn(V, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
@@ -112,7 +119,8 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
     M, C, hkv = batch_size * block_size, n_embd, n_kv_head or n_head
     cases = [norm(op, M, C) for op in ('layer_norm', 'layer_norm + residual', 'rms_norm', 'rms_norm + residual')]
     cases += [gelu(M, 4 * C), swiglu(M, swiglu_hidden), rotary(batch_size, n_head, hkv, block_size, C // n_head),
-              attention(batch_size, n_head, hkv, block_size, C // n_head), cross_entropy(M, C, vocab_size)]
+              attention(batch_size, n_head, hkv, block_size, C // n_head),
+              attention_qkv(batch_size, n_head, hkv, block_size, C // n_head), cross_entropy(M, C, vocab_size)]
     s = sweep_sizes()
     for N in s['widths']:
         width = lambda op: dict(sweep=op, x=N, axis='width')

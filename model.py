@@ -100,7 +100,8 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     ops = [op for op in ARCH_OPS[config.arch] if overrides.get(name_of[op]) is None
            and not (op == 'attention' and config.dropout > 0) and (backward or op != 'cross_entropy')]
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
-                                    config.vocab_size, mlp_hidden(config), config.bias, dtype, device)
+                                    config.vocab_size, mlp_hidden(config), config.bias, dtype, device,
+                                    rope=config.arch == 'llama')
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
     timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward)
@@ -170,12 +171,15 @@ class CausalSelfAttention(nn.Module):
     def forward(self, x, rope=None):
         B, T, C = x.size()
         nh, nkv = self.n_head, self.n_kv_head
-        qkv = self.c_attn(x).view(B, T, nh + 2 * nkv, self.head_dim).transpose(1, 2)  # (B, nh + 2 nkv, T, hs)
-        q, k, v = qkv.split([nh, nkv, nkv], dim=1)  # (B, nh, T, hs), (B, nkv, T, hs), (B, nkv, T, hs)
-        if rope is not None:  # q and k turned in one call, read in place from qkv
+        dropout = self.dropout if self.training else 0.0
+        qkv = self.c_attn(x).view(B, T, nh + 2 * nkv, self.head_dim)  # (B, T, nh + 2 nkv, hs)
+        if rope is None:  # q, k, v read in place; their gradient comes back as one (B, T, nh + 2 nkv, hs) tensor
+            y = kernels.flash_attention_qkv(qkv, nh, causal=True, dropout_p=dropout, backend=self.attention_backend)
+        else:  # q and k turned in one call, read in place from qkv
+            qkv = qkv.transpose(1, 2)  # (B, nh + 2 nkv, T, hs)
             q, k = kernels.rotary(qkv[:, :nh + nkv], *rope, backend=self.rotary_backend).split([nh, nkv], dim=1)
-        y = kernels.flash_attention(q, k, v, causal=True, dropout_p=self.dropout if self.training else 0.0,
-                                    backend=self.attention_backend)  # (B, nh, T, hs)
+            y = kernels.flash_attention(q, k, qkv[:, nh + nkv:], causal=True, dropout_p=dropout,
+                                        backend=self.attention_backend)  # (B, nh, T, hs)
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C), heads side by side (no copy after the kernel)
         return self.resid_dropout(self.c_proj(y))
 

@@ -9,7 +9,7 @@ from kernels.norm import layer_norm, layer_norm_ref, rms_norm, rms_norm_ref
 from kernels.rotary import rotary, rotary_ref
 from kernels.swiglu import swiglu, swiglu_ref
 from kernels.gelu import gelu, gelu_ref
-from kernels.attention import flash_attention, flash_attention_ref
+from kernels.attention import flash_attention, flash_attention_qkv, flash_attention_ref
 from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref
 from kernels.newton_schulz import newton_schulz, newton_schulz_ref
 from kernels.muon_update import muon_momentum, muon_momentum_ref, muon_apply, muon_apply_ref, muon_update_tables

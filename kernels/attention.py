@@ -51,10 +51,11 @@ def _tile(offs_t, stride_t, HEAD_DIM: tl.constexpr):
     return offs_t[:, None] * stride_t + tl.arange(0, HEAD_DIM)[None, :]
 
 @triton.jit
-def _bthd(b, h, offs_t, T, NH, HEAD_DIM: tl.constexpr):
-    """int64 offsets of rows offs_t of head h, batch b, in a contiguous (B, T, NH, D) tensor:
-    the layout of o, dq, dk, dv (heads side by side, as the output projection reads them)."""
-    return (b.to(tl.int64) * T * NH + h) * HEAD_DIM + _tile(offs_t, NH * HEAD_DIM, HEAD_DIM)
+def _bthd(b, h, offs_t, stride_b, stride_t, HEAD_DIM: tl.constexpr):
+    """Offsets (int64 across batches) of rows offs_t of head h, batch b, in a (B, T, heads, D)
+    tensor whose heads lie side by side (head stride D): o (B, T, H, D); dq, dk, dv apart, or
+    one (B, T, H + 2 Hkv, D) gradient of a packed qkv projection."""
+    return b.to(tl.int64) * stride_b + h * HEAD_DIM + _tile(offs_t, stride_t, HEAD_DIM)
 
 @triton.jit
 def _fwd_tiles(acc, l_i, m_i, q, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
@@ -116,7 +117,8 @@ def _flash_attention_fwd_kernel(
 
     rows = offs_m < T
     tl.store(LSE + bh.to(tl.int64) * T + offs_m, m_i + tl.math.log2(l_i), mask=rows)
-    tl.store(O + _bthd(b, h, offs_m, T, H, HEAD_DIM), (acc / l_i[:, None]).to(O.dtype.element_ty), mask=rows[:, None])
+    tl.store(O + _bthd(b, h, offs_m, T * H * HEAD_DIM, H * HEAD_DIM, HEAD_DIM), (acc / l_i[:, None]).to(O.dtype.element_ty),
+             mask=rows[:, None])
 
 @triton.jit
 def _load_rows(ptrs, rows, other, MASKED: tl.constexpr):
@@ -153,15 +155,16 @@ def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP: tl.constexpr, T, st
         dk = tl.dot(ds_t.to(q.dtype), q, dk)
     return dk, dv
 
-@triton.jit(do_not_specialize=['B', 'T', 'T_BUCKET'])  # one compile for every B and T
+@triton.jit(do_not_specialize=['B', 'T', 'T_BUCKET', 'head_k', 'head_v'])  # one compile for every B, T, layout
 def _flash_attention_bwd_dkdv_kernel(
     Q, K, V,  # as in the forward
     DO,      # (B, H, T, D) gradient of the output, strides stride_do*
     LSE,     # (B, H, T) fp32 from the forward
     DELTA,   # (B, H, T) fp32 rowsum(o * do)
-    DK, DV,  # (B, T, Hkv, D) out, contiguous
+    DKV,     # out: (B, T, heads, D), strides stride_gb, stride_gt (heads D apart); dk's heads from head_k on, dv's from
+             # head_v (one pointer: under torch.compile a tensor passed twice would be copied once for each)
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
-    stride_dob, stride_doh, stride_dot,
+    stride_dob, stride_doh, stride_dot, stride_gb, stride_gt, head_k, head_v,
     B, H, T, GROUP: tl.constexpr, scale,  # GROUP: one compile per GQA ratio
     T_BUCKET,  # with B and H, the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -201,9 +204,9 @@ def _flash_attention_bwd_dkdv_kernel(
     else:
         dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh,
                              stride_dot, offs_n, 0, T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
-    out = _bthd(b, hkv, offs_n, T, Hkv, HEAD_DIM)
-    tl.store(DK + out, (dk * scale).to(DK.dtype.element_ty), mask=cols)
-    tl.store(DV + out, dv.to(DV.dtype.element_ty), mask=cols)
+    tl.store(DKV + _bthd(b, head_k + hkv, offs_n, stride_gb, stride_gt, HEAD_DIM), (dk * scale).to(DKV.dtype.element_ty),
+             mask=cols)
+    tl.store(DKV + _bthd(b, head_v + hkv, offs_n, stride_gb, stride_gt, HEAD_DIM), dv.to(DKV.dtype.element_ty), mask=cols)
 
 @triton.jit
 def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
@@ -228,9 +231,9 @@ def _flash_attention_bwd_dq_kernel(
     Q, K, V, DO, LSE,  # as in the dK dV kernel
     DELTA,   # (B, H, T) fp32 out: rowsum(o * do), for the dK dV kernel that runs next
     O,       # (B, T, H, D) forward output, contiguous
-    DQ,      # (B, T, H, D) out, contiguous
+    DQ,      # out: (B, T, heads, D), strides stride_gb, stride_gt (heads D apart), dq's heads first
     stride_qb, stride_qh, stride_qt, stride_kb, stride_kh, stride_kt, stride_vb, stride_vh, stride_vt,
-    stride_dob, stride_doh, stride_dot,
+    stride_dob, stride_doh, stride_dot, stride_gb, stride_gt,
     B, H, T, GROUP, scale,
     T_BUCKET,  # with B and H, the autotuning key, not read
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -247,7 +250,7 @@ def _flash_attention_bwd_dq_kernel(
     do = tl.load(DO + b.to(tl.int64) * stride_dob + h.to(tl.int64) * stride_doh
                  + _tile(offs_m, stride_dot, HEAD_DIM), mask=rows[:, None], other=0.0)
     lse = tl.load(LSE + bh.to(tl.int64) * T + offs_m, mask=rows, other=float("inf"))
-    o = tl.load(O + _bthd(b, h, offs_m, T, H, HEAD_DIM), mask=rows[:, None], other=0.0)
+    o = tl.load(O + _bthd(b, h, offs_m, T * H * HEAD_DIM, H * HEAD_DIM, HEAD_DIM), mask=rows[:, None], other=0.0)
     delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), 1)
     tl.store(DELTA + bh.to(tl.int64) * T + offs_m, delta, mask=rows)
     K += b.to(tl.int64) * stride_kb + (h // GROUP).to(tl.int64) * stride_kh
@@ -260,7 +263,8 @@ def _flash_attention_bwd_dq_kernel(
                    CAUSAL, False, HEAD_DIM, BLOCK_N)
     dq = _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, full,
                    tl.minimum(start_m + BLOCK_M, T) if CAUSAL else T, T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_N)
-    tl.store(DQ + _bthd(b, h, offs_m, T, H, HEAD_DIM), (dq * scale).to(DQ.dtype.element_ty), mask=rows[:, None])
+    tl.store(DQ + _bthd(b, h, offs_m, stride_gb, stride_gt, HEAD_DIM), (dq * scale).to(DQ.dtype.element_ty),
+             mask=rows[:, None])
 
 # Autotuning candidates, (BLOCK_M, BLOCK_N, num_warps, num_stages) per head dim, the
 # fastest on the H100 and H200 first (docs/perf-notes.md): KERNELS_AUTOTUNE=0 takes that
@@ -348,33 +352,64 @@ def flash_attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causa
             HEAD_DIM=D, CAUSAL=causal)
     return o.transpose(1, 2), lse
 
-def _fake_bwd(do, q, k, v, o, lse, causal, scale):
+def _bwd_into(do, q, k, v, o, lse, causal, scale, dq, dkv, head_k, head_v):
+    """Launch the dQ kernel (it writes delta first) and the dK dV kernel. dq, dkv: the
+    (B, T, heads, D) tensors they write, heads D apart: dq's heads from 0 on, dk's and dv's
+    from head_k and head_v in dkv (dq and dkv may be one tensor)."""
     B, H, T, D = q.shape
     Hkv = k.shape[1]
-    return (q.new_empty(B, T, H, D).transpose(1, 2), k.new_empty(B, T, Hkv, D).transpose(1, 2),
-            v.new_empty(B, T, Hkv, D).transpose(1, 2))
+    if dq.numel() == 0:
+        return
+    delta = torch.empty_like(lse)
+    args = (q, k, v, do, lse, delta)
+    strides = _strides(q, k, v, do)
+    tail = (B, H, T, H // Hkv, scale, triton.next_power_of_2(T))
+    wrap_triton(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](
+        *args, o.transpose(1, 2), dq, *strides, dq.stride(0), dq.stride(1), *tail, HEAD_DIM=D, CAUSAL=causal)
+    wrap_triton(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
+        *args, dkv, *strides, dkv.stride(0), dkv.stride(1), head_k, head_v, *tail, HEAD_DIM=D, CAUSAL=causal)
+
+def _bwd_inputs(do, q, k, v, o):
+    if do.shape != q.shape or o.shape != q.shape or o.stride(-1) != 1 or o.stride(1) != q.shape[-1]:
+        raise ValueError("flash_attention_bwd: do and o must match q, o in the forward's (B, T, H, D) layout")
+    return (_head_dim_contiguous(t) for t in (q, k, v, do))
+
+def _fake_bwd(do, q, k, v, o, lse, causal, scale):
+    B, H, T, D = q.shape
+    return q.new_empty(B, T, H, D).transpose(1, 2), k.new_empty(B, T, 2 * k.shape[1], D)
 
 @for_compile("flash_attention_bwd", _fake_bwd)
 def flash_attention_bwd(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
-                        lse: torch.Tensor, causal: bool, scale: float) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(dq, dk, dv), each a (B, H, T, D) view of a (B, T, H, D) tensor."""
-    if do.shape != q.shape or o.shape != q.shape or o.stride(-1) != 1 or o.stride(1) != q.shape[-1]:
-        raise ValueError("flash_attention_bwd: do and o must match q, o in the forward's (B, T, H, D) layout")
-    q, k, v, do = (_head_dim_contiguous(t) for t in (q, k, v, do))
+                        lse: torch.Tensor, causal: bool, scale: float) -> Tuple[torch.Tensor, torch.Tensor]:
+    """(dq, dkv): dq a (B, H, T, D) view of a (B, T, H, D) tensor; dk and dv side by side in
+    one (B, T, 2 Hkv, D) tensor (the op's outputs may not overlap: the caller takes the views)."""
+    q, k, v, do = _bwd_inputs(do, q, k, v, o)
     B, H, T, D = q.shape
     Hkv = k.shape[1]
-    dq, dk, dv = q.new_empty(B, T, H, D), k.new_empty(B, T, Hkv, D), v.new_empty(B, T, Hkv, D)
-    grads = dq.transpose(1, 2), dk.transpose(1, 2), dv.transpose(1, 2)
-    if dq.numel() == 0:
-        return grads
-    delta = torch.empty_like(lse)
-    args = (q, k, v, do, lse, delta)
-    common = (*_strides(q, k, v, do), B, H, T, H // Hkv, scale, triton.next_power_of_2(T))
-    wrap_triton(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](  # writes delta first
-        *args, o.transpose(1, 2), dq, *common, HEAD_DIM=D, CAUSAL=causal)
-    wrap_triton(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
-        *args, dk, dv, *common, HEAD_DIM=D, CAUSAL=causal)
-    return grads
+    dq, dkv = q.new_empty(B, T, H, D), k.new_empty(B, T, 2 * Hkv, D)
+    _bwd_into(do, q, k, v, o, lse, causal, scale, dq, dkv, 0, Hkv)
+    return dq.transpose(1, 2), dkv
+
+def split_qkv(qkv, n_head):
+    """q (B, H, T, D), k and v (B, Hkv, T, D): views of a (B, T, H + 2 Hkv, D) projection."""
+    if qkv.dim() != 4 or n_head < 1 or (qkv.shape[2] - n_head) % 2 or qkv.shape[2] <= n_head:
+        raise ValueError(f"flash_attention_qkv: qkv {tuple(qkv.shape)} is not (B, T, {n_head} + 2 Hkv, D)")
+    n_kv = (qkv.shape[2] - n_head) // 2
+    return qkv.transpose(1, 2).split([n_head, n_kv, n_kv], dim=1)
+
+def _fake_qkv_bwd(do, qkv, o, lse, causal, scale):
+    return torch.empty_like(qkv, memory_format=torch.contiguous_format)
+
+@for_compile("flash_attention_qkv_bwd", _fake_qkv_bwd)
+def flash_attention_qkv_bwd(do: torch.Tensor, qkv: torch.Tensor, o: torch.Tensor, lse: torch.Tensor, causal: bool,
+                            scale: float) -> torch.Tensor:
+    """The gradient of a (B, T, H + 2 Hkv, D) qkv projection as one tensor of its layout,
+    dq, dk, dv written in place by the kernels (H = do's heads)."""
+    q, k, v, do = _bwd_inputs(do, *split_qkv(qkv, do.shape[1]), o)
+    H, Hkv = q.shape[1], k.shape[1]
+    dqkv = torch.empty_like(qkv, memory_format=torch.contiguous_format)
+    _bwd_into(do, q, k, v, o, lse, causal, scale, dqkv, dqkv, H, H + Hkv)
+    return dqkv
 
 class FlashAttentionFunction(torch.autograd.Function):
 
@@ -388,7 +423,23 @@ class FlashAttentionFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, do):
         q, k, v, o, lse = ctx.saved_tensors
-        return *flash_attention_bwd(do, q, k, v, o, lse, ctx.causal, ctx.scale), None, None
+        dq, dkv = flash_attention_bwd(do, q, k, v, o, lse, ctx.causal, ctx.scale)
+        dk, dv = dkv.transpose(1, 2).split(k.shape[1], dim=1)  # (B, Hkv, T, D) each
+        return dq, dk, dv, None, None
+
+class FlashAttentionQKVFunction(torch.autograd.Function):
+
+    @staticmethod
+    def forward(ctx, qkv, n_head, causal, scale):
+        o, lse = flash_attention_fwd(*split_qkv(qkv, n_head), causal, scale)
+        ctx.save_for_backward(qkv, o, lse)
+        ctx.causal, ctx.scale = causal, scale
+        return o
+
+    @staticmethod
+    def backward(ctx, do):
+        qkv, o, lse = ctx.saved_tensors
+        return flash_attention_qkv_bwd(do, qkv, o, lse, ctx.causal, ctx.scale), None, None, None
 
 def flash_attention(q, k, v, causal=True, scale=None, dropout_p=0.0, backend="auto"):
     """F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=causal,
@@ -397,3 +448,14 @@ def flash_attention(q, k, v, causal=True, scale=None, dropout_p=0.0, backend="au
     if not use_triton("flash_attention", backend, q, k, v, limit=_problem(q, k, v, dropout_p)):
         return flash_attention_ref(q, k, v, causal, scale, dropout_p)
     return FlashAttentionFunction.apply(q, k, v, causal, 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale)
+
+
+def flash_attention_qkv(qkv, n_head, causal=True, scale=None, dropout_p=0.0, backend="auto"):
+    """flash_attention(q, k, v, ...) for q, k, v read in place from one (B, T, n_head + 2 Hkv, D)
+    projection (its heads side by side: queries, then keys, then values). Its gradient comes
+    back as one tensor of that layout, which the projection's backward reads as it is;
+    split views would have autograd concatenate dq, dk and dv (a copy of the whole qkv)."""
+    q, k, v = split_qkv(qkv, n_head)
+    if not use_triton("flash_attention", backend, q, k, v, limit=_problem(q, k, v, dropout_p)):
+        return flash_attention_ref(q, k, v, causal, scale, dropout_p)
+    return FlashAttentionQKVFunction.apply(qkv, n_head, causal, 1.0 / math.sqrt(qkv.shape[-1]) if scale is None else scale)

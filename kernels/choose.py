@@ -27,9 +27,10 @@ from kernels.rotary import rotary_tables
 AGREE = 0.05  # max |triton - torch| over max |torch|, per output and gradient
 
 
-def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtype, device):
+def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtype, device, rope=False):
     """{op: (shapes as text, make() -> inputs, fn(backend) -> f(*inputs) -> outputs)}: the
-    ops as the model calls them (model.py), at batch B x T."""
+    ops as the model calls them (model.py), at batch B x T. rope: the model turns q and k
+    first, so its attention takes them apart from v (else it reads one packed projection)."""
     act = lambda *s: torch.randn(*s, device=device, dtype=dtype, requires_grad=True)
     par = lambda n: (1 + 0.1 * torch.randn(n, device=device)).requires_grad_()
     hs, nkv = C // n_head, n_kv_head or n_head
@@ -49,8 +50,11 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
                    lambda be: lambda fc: kernels.swiglu(*fc.chunk(2, dim=-1), backend=be)),
         'rotary': (f"{B}x{n_head}+{nkv}x{T}x{hs}", lambda: [act(B, T, n_head + 2 * nkv, hs), cos, sin],
                    lambda be: lambda qkv, c, s: kernels.rotary(qkv.transpose(1, 2)[:, :n_head + nkv], c, s, backend=be)),
+        # PyTorch's gradient of the packed projection includes the concatenation of dq, dk, dv
         'attention': (f"{B}x{n_head}/{nkv}x{T}x{hs}", lambda: [act(B, n_head, T, hs), act(B, nkv, T, hs), act(B, nkv, T, hs)],
-                      lambda be: lambda q, k, v: kernels.flash_attention(q, k, v, causal=True, backend=be)),
+                      lambda be: lambda q, k, v: kernels.flash_attention(q, k, v, causal=True, backend=be)) if rope else
+                     (f"{B}x{n_head}/{nkv}x{T}x{hs} packed", lambda: [act(B, T, n_head + 2 * nkv, hs)],
+                      lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, n_head, causal=True, backend=be)),
         'cross_entropy': (f"{B}x{T}x{C} V={vocab_size}",
                           # the weight in the activations' dtype, as autocast hands it to the LM head
                           lambda: [act(B, T, C), (torch.randn(vocab_size, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),

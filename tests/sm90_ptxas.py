@@ -33,7 +33,7 @@ def ptxas_report(name, block_m, block_n, num_warps, num_stages, head_dim=64, cau
             signature[arg] = "constexpr"
         elif arg in ("LSE", "DELTA"):
             signature[arg] = "*fp32"
-        elif arg in ("Q", "K", "V", "O", "DO", "DQ", "DK", "DV"):
+        elif arg in ("Q", "K", "V", "O", "DO", "DQ", "DKV"):
             signature[arg] = "*bf16"
         else:
             signature[arg] = "fp32" if arg == "scale" else "i32"

@@ -1,5 +1,6 @@
 """
-Tests of kernels.flash_attention: the output and dq, dk, dv of the Triton kernels
+Tests of kernels.flash_attention (and flash_attention_qkv, the same on one packed
+projection): the output and dq, dk, dv of the Triton kernels
 against PyTorch's SDPA in the same dtype and a float64 reference (the three-way rule),
 over odd sequence lengths, head dims, grouped-query ratios, causal and not; q, k, v
 read in place from one projection; the backend rule and its fallbacks (fp32, dropout,
@@ -92,6 +93,40 @@ def test_read_in_place_from_one_projection(dtype, device):
     assert o.transpose(1, 2).is_contiguous()  # what the output projection reads, with no copy
 
 
+def make_qkv(shape, dtype, device):
+    B, H, Hkv, T, D = shape
+    return torch.randn(B, T, H + 2 * Hkv, D, device=device).to(dtype), torch.randn(B, H, T, D, device=device).to(dtype)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_packed_qkv_matches_reference(dtype, shape, device):
+    """flash_attention_qkv: o, and the projection's gradient as one (B, T, H + 2 Hkv, D) tensor."""
+    qkv, do = make_qkv(shape, dtype, device)
+    H = shape[1]
+    fn = lambda backend_name: lambda t: kernels.flash_attention_qkv(t, H, backend=backend_name)
+    out = forward_backward(fn("triton"), [qkv], [do])
+    check_3way_all(("o", "dqkv"), out, forward_backward(fn("torch"), [qkv], [do]),
+                   forward_backward(fn("torch"), double([qkv]), [do.double()]), ATOL)
+    assert out[1][0].is_contiguous()
+
+
+@pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
+def test_packed_qkv_gradient_is_the_split_one_without_the_copy(causal, monkeypatch, device):
+    """The same kernels as flash_attention on views of qkv, bit for bit; the gradient comes
+    back from them as it is, where the views' gradients go through autograd's concatenation."""
+    B, H, Hkv, T, D = 2, 4, 2, 45, 64
+    qkv, do = make_qkv((B, H, Hkv, T, D), torch.bfloat16, device)
+    split = forward_backward(lambda t: kernels.flash_attention(*t.transpose(1, 2).split([H, Hkv, Hkv], dim=1), causal,
+                                                               0.3, backend="triton"), [qkv], [do])
+    counts = count_launches(monkeypatch, FA)
+    packed = forward_backward(lambda t: kernels.flash_attention_qkv(t, H, causal, 0.3, backend="triton"), [qkv], [do])
+    assert torch.equal(packed[0][0], split[0][0]) and torch.equal(packed[1][0], split[1][0])
+    assert all(n == 1 for n in counts.values()), counts  # forward, dQ, dK dV: nothing else launched by us
+    with pytest.raises(ValueError, match="not"):
+        kernels.flash_attention_qkv(qkv[:, :, :7], H, backend="triton")  # 3 heads left: not 2 Hkv
+
+
 @pytest.mark.skipif(not CUDA, reason="the interpreter has one config; the GPU autotunes among CONFIGS")
 @pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
 @pytest.mark.parametrize("shape", [(1, 12, 12, 1024, 64), (1, 4, 2, 2000, 128)], ids=shape_id)
@@ -173,22 +208,26 @@ def test_plain_cpu_falls_back_quietly(monkeypatch, capsys, device):
 
 # ---------------------------------------------------------------- torch.compile, memory
 
-def test_torch_compile_fullgraph(device):
+@pytest.mark.parametrize("packed", [False, True], ids=["q_k_v", "qkv"])
+def test_torch_compile_fullgraph(packed, device):
     torch._dynamo.reset()
     (q, k, v), do = make_inputs((1, 4, 2, 40, 64), torch.bfloat16, device)
+    inputs = (torch.cat([q, k, v], dim=1).transpose(1, 2).contiguous(),) if packed else (q, k, v)
+    attend = (lambda qkv: kernels.flash_attention_qkv(qkv, 4, backend="triton")) if packed else (
+        lambda q, k, v: kernels.flash_attention(q, k, v, backend="triton"))
 
-    def f(q, k, v, do):
-        o = kernels.flash_attention(q, k, v, backend="triton")
-        return o, (o.float() * do.float()).sum()
+    def f(*args):
+        o = attend(*args[:-1])
+        return o, (o.float() * args[-1].float()).sum()
 
     compiled = torch.compile(f, fullgraph=True, backend="inductor" if device == "cuda" else "aot_eager")
     results = []
     for fn in (f, compiled):
-        leaves = [t.detach().clone().requires_grad_() for t in (q, k, v)]
+        leaves = [t.detach().clone().requires_grad_() for t in inputs]
         o, loss = fn(*leaves, do)
         loss.backward()
         results.append((o.detach(), *(t.grad for t in leaves)))
-    for name, e, c in zip(NAMES, *results):
+    for name, e, c in zip(("o", "dqkv") if packed else NAMES, *results):
         torch.testing.assert_close(c, e, msg=lambda m: f"{name}: {m}")
     torch._dynamo.reset()
 
