@@ -4,7 +4,8 @@ Flash attention: softmax(scale * Q K^T) V over tiles, never the T x T matrix.
 Shapes as F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale,
 enable_gqa=True): q (B, H, T, D), k and v (B, Hkv, T, D), H a multiple of Hkv; query
 head h reads key/value head h // (H / Hkv) in place (nothing repeated). Causal: query i
-sees keys j <= i.
+sees keys j <= i. flash_attention_qkv takes q, k, v as one (B, T, H + 2 Hkv, D) projection
+and returns that projection's gradient as one tensor (the kernels write dq, dk, dv into it).
 
 Forward, per tile of BLOCK_M query rows, walking key tiles of BLOCK_N (online softmax):
     s = scale * q k^T                     (fp32, in log2 units: scale * log2(e))
