@@ -95,6 +95,12 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
                     lambda be: lambda qkv, c, s: kernels.rotary(qkv.transpose(1, 2)[:, :H + Hkv], c, s, backend=be),
                     (2 * n, 2 * n), **plot)
 
+    def rotary_qkv(B, H, Hkv, T, D):  # the LLaMA model's call: q and k turned, v copied, one packed tensor out
+        cos, sin = (t.to(device) for t in rotary_tables(D, T))
+        n = B * (H + 2 * Hkv) * T * D * es
+        return Case('rotary qkv', f"{B}x{H}+{Hkv}x{T}x{D}", lambda: [act(B, T, H + 2 * Hkv, D), cos, sin],
+                    lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, H + Hkv, c, s, backend=be), (2 * n, 2 * n))
+
     def attention(B, H, Hkv, T, D, **plot):
         flops = 4 * B * H * T * T * D * 0.5  # QK^T and PV, causal: half; the backward's five matmuls: 2.5x
         return Case('attention', f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
@@ -119,6 +125,7 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
     M, C, hkv = batch_size * block_size, n_embd, n_kv_head or n_head
     cases = [norm(op, M, C) for op in ('layer_norm', 'layer_norm + residual', 'rms_norm', 'rms_norm + residual')]
     cases += [gelu(M, 4 * C), swiglu(M, swiglu_hidden), rotary(batch_size, n_head, hkv, block_size, C // n_head),
+              rotary_qkv(batch_size, n_head, hkv, block_size, C // n_head),
               attention(batch_size, n_head, hkv, block_size, C // n_head),
               attention_qkv(batch_size, n_head, hkv, block_size, C // n_head), cross_entropy(M, C, vocab_size)]
     s = sweep_sizes()

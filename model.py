@@ -2,7 +2,8 @@
 A GPT language model in one file, in two flavours chosen by GPTConfig.arch:
 - 'gpt2':  LayerNorm (bias optional), learned positions, GELU MLP, multi-head attention.
 - 'llama': RMSNorm, rotary positions, SwiGLU MLP, grouped-query attention (n_kv_head).
-Both tie the token embedding to the LM head and attend through SDPA.
+Both tie the token embedding to the LM head and attend on the packed qkv projection
+(SDPA, or the Triton flash attention, which returns that projection's gradient whole).
 
 Each op's implementation, a Triton kernel from kernels/ or PyTorch, is picked once
 when the model is built (see pick_kernels); the forward code below reads the same
@@ -100,8 +101,7 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     ops = [op for op in ARCH_OPS[config.arch] if overrides.get(name_of[op]) is None
            and not (op == 'attention' and config.dropout > 0) and (backward or op != 'cross_entropy')]
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
-                                    config.vocab_size, mlp_hidden(config), config.bias, dtype, device,
-                                    rope=config.arch == 'llama')
+                                    config.vocab_size, mlp_hidden(config), config.bias, dtype, device)
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
     timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward)
@@ -172,14 +172,11 @@ class CausalSelfAttention(nn.Module):
         B, T, C = x.size()
         nh, nkv = self.n_head, self.n_kv_head
         dropout = self.dropout if self.training else 0.0
-        qkv = self.c_attn(x).view(B, T, nh + 2 * nkv, self.head_dim)  # (B, T, nh + 2 nkv, hs)
-        if rope is None:  # q, k, v read in place; their gradient comes back as one (B, T, nh + 2 nkv, hs) tensor
-            y = kernels.flash_attention_qkv(qkv, nh, causal=True, dropout_p=dropout, backend=self.attention_backend)
-        else:  # q and k turned in one call, read in place from qkv
-            qkv = qkv.transpose(1, 2)  # (B, nh + 2 nkv, T, hs)
-            q, k = kernels.rotary(qkv[:, :nh + nkv], *rope, backend=self.rotary_backend).split([nh, nkv], dim=1)
-            y = kernels.flash_attention(q, k, qkv[:, nh + nkv:], causal=True, dropout_p=dropout,
-                                        backend=self.attention_backend)  # (B, nh, T, hs)
+        qkv = self.c_attn(x).view(B, T, nh + 2 * nkv, self.head_dim)  # (B, T, nh + 2 nkv, hs): q, k, v heads
+        if rope is not None:  # q and k turned, v copied along: still one tensor of that layout
+            qkv = kernels.rotary_qkv(qkv, nh + nkv, *rope, backend=self.rotary_backend)
+        # q, k, v read in place; their gradient comes back as one tensor of qkv's layout (no concatenation)
+        y = kernels.flash_attention_qkv(qkv, nh, causal=True, dropout_p=dropout, backend=self.attention_backend)
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C), heads side by side (no copy after the kernel)
         return self.resid_dropout(self.c_proj(y))
 

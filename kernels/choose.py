@@ -27,10 +27,9 @@ from kernels.rotary import rotary_tables
 AGREE = 0.05  # max |triton - torch| over max |torch|, per output and gradient
 
 
-def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtype, device, rope=False):
+def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtype, device):
     """{op: (shapes as text, make() -> inputs, fn(backend) -> f(*inputs) -> outputs)}: the
-    ops as the model calls them (model.py), at batch B x T. rope: the model turns q and k
-    first, so its attention takes them apart from v (else it reads one packed projection)."""
+    ops as the model calls them (model.py), at batch B x T."""
     act = lambda *s: torch.randn(*s, device=device, dtype=dtype, requires_grad=True)
     par = lambda n: (1 + 0.1 * torch.randn(n, device=device)).requires_grad_()
     hs, nkv = C // n_head, n_kv_head or n_head
@@ -48,12 +47,10 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
         # views of one projection, read in place, as in the model (the gradient reaches the projection)
         'swiglu': (f"{B}x{T}x{mlp_hidden}", lambda: [act(B, T, 2 * mlp_hidden)],
                    lambda be: lambda fc: kernels.swiglu(*fc.chunk(2, dim=-1), backend=be)),
-        'rotary': (f"{B}x{n_head}+{nkv}x{T}x{hs}", lambda: [act(B, T, n_head + 2 * nkv, hs), cos, sin],
-                   lambda be: lambda qkv, c, s: kernels.rotary(qkv.transpose(1, 2)[:, :n_head + nkv], c, s, backend=be)),
-        # PyTorch's gradient of the packed projection includes the concatenation of dq, dk, dv
-        'attention': (f"{B}x{n_head}/{nkv}x{T}x{hs}", lambda: [act(B, n_head, T, hs), act(B, nkv, T, hs), act(B, nkv, T, hs)],
-                      lambda be: lambda q, k, v: kernels.flash_attention(q, k, v, causal=True, backend=be)) if rope else
-                     (f"{B}x{n_head}/{nkv}x{T}x{hs} packed", lambda: [act(B, T, n_head + 2 * nkv, hs)],
+        # both on the packed projection: PyTorch's side includes its concatenations of q, k, v and their gradients
+        'rotary': (f"{B}x{n_head}+{nkv}x{T}x{hs} packed", lambda: [act(B, T, n_head + 2 * nkv, hs), cos, sin],
+                   lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, n_head + nkv, c, s, backend=be)),
+        'attention': (f"{B}x{n_head}/{nkv}x{T}x{hs} packed", lambda: [act(B, T, n_head + 2 * nkv, hs)],
                       lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, n_head, causal=True, backend=be)),
         'cross_entropy': (f"{B}x{T}x{C} V={vocab_size}",
                           # the weight in the activations' dtype, as autocast hands it to the LM head

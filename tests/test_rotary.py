@@ -1,6 +1,6 @@
 """
-Tests of kernels.rotary: the Triton kernel (forward, and backward as the rotation
-back) against PyTorch and a float64 reference, q and k read in place as a strided
+Tests of kernels.rotary (and rotary_qkv, on a packed projection): the Triton kernel
+(forward, and backward as the rotation back) against PyTorch and a float64 reference, q and k read in place as a strided
 view of the fused qkv tensor (GQA included), other strides, argument checks,
 torch.compile, empty inputs (the backend rule: test_backend_rule.py).
 
@@ -176,14 +176,39 @@ def test_not_4d_raises(backend_name, device):
         kernels.rotary(torch.randn(2, 5, 8, device=device), cos, sin, backend=backend_name)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("n_kv_head", [4, 2, 1], ids=["mha", "gqa", "mqa"])
+def test_packed_qkv(n_kv_head, dtype, device):
+    """rotary_qkv: q and k heads of one (B, T, H + 2 Hkv, D) projection turned, v copied bit
+    for bit, into a new tensor of that layout; the gradient the same way back, against
+    PyTorch and float64 (three-way)."""
+    B, T, H, D = 2, 37, 4, 16
+    n_rot = H + n_kv_head
+    qkv = torch.randn(B, T, H + 2 * n_kv_head, D, device=device).to(dtype)
+    dy = torch.randn_like(qkv)
+    cos, sin = tables(D, T, device)
+    fn = lambda be: lambda t, c, s: kernels.rotary_qkv(t, n_rot, c, s, backend=be)
+    out = forward_backward(fn("triton"), [qkv, cos, sin], [dy], no_grad=(1, 2))
+    check_3way_all(NAMES, out, forward_backward(fn("torch"), [qkv, cos, sin], [dy], no_grad=(1, 2)),
+                   forward_backward(fn("torch"), double([qkv, cos, sin]), [dy.double()], no_grad=(1, 2)))
+    (y,), (dqkv, _, _) = out
+    assert y.is_contiguous() and dqkv.is_contiguous()
+    assert torch.equal(y[:, :, n_rot:], qkv[:, :, n_rot:]) and torch.equal(dqkv[:, :, n_rot:], dy[:, :, n_rot:])
+    with pytest.raises(ValueError, match="n_rot"):
+        kernels.rotary_qkv(qkv, qkv.shape[2] + 1, cos, sin, backend="triton")
+
+
 # ---------------------------------------------------------------- torch.compile, empty
 
-def test_torch_compile_fullgraph(device):
+@pytest.mark.parametrize("packed", [False, True], ids=["x", "qkv"])
+def test_torch_compile_fullgraph(packed, device):
     torch._dynamo.reset()
     (x, cos, sin), dy = make_inputs((2, 3, 10, 16), torch.float32, device)
+    if packed:  # (B, T, 3 heads, D), two of them turned
+        x, dy = x.transpose(1, 2).contiguous(), dy.transpose(1, 2).contiguous()
 
     def f(x, cos, sin, dy):
-        y = kernels.rotary(x, cos, sin, backend="triton")
+        y = kernels.rotary_qkv(x, 2, cos, sin, backend="triton") if packed else kernels.rotary(x, cos, sin, backend="triton")
         return y, (y * dy).sum()
 
     compiled = torch.compile(f, fullgraph=True, backend="inductor" if device == "cuda" else "aot_eager")
