@@ -88,32 +88,26 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
         return Case('swiglu', f"{M}x{N}", lambda: [act(M, 2 * N)],
                     lambda be: lambda fc: kernels.swiglu(*fc.chunk(2, dim=-1), backend=be), (3 * M * N * es, 5 * M * N * es), **plot)
 
-    def rotary(B, H, Hkv, T, D, **plot):  # q and k: one (B, H + Hkv, T, D) view of the qkv projection
+    def rotary(B, H, Hkv, T, D, packed=False, **plot):
+        """q and k: one (B, H + Hkv, T, D) view of the qkv projection; packed: the LLaMA model's
+        call, rotary_qkv on the projection, q and k turned and v copied into one tensor of its layout."""
         cos, sin = (t.to(device) for t in rotary_tables(D, T))
-        n = B * (H + Hkv) * T * D * es
-        return Case('rotary', f"{B}x{H}+{Hkv}x{T}x{D}", lambda: [act(B, T, H + 2 * Hkv, D), cos, sin],
-                    lambda be: lambda qkv, c, s: kernels.rotary(qkv.transpose(1, 2)[:, :H + Hkv], c, s, backend=be),
-                    (2 * n, 2 * n), **plot)
+        n = B * (H + 2 * Hkv if packed else H + Hkv) * T * D * es
+        f = (lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, H + Hkv, c, s, backend=be)) if packed else (
+            lambda be: lambda qkv, c, s: kernels.rotary(qkv.transpose(1, 2)[:, :H + Hkv], c, s, backend=be))
+        return Case('rotary qkv' if packed else 'rotary', f"{B}x{H}+{Hkv}x{T}x{D}",
+                    lambda: [act(B, T, H + 2 * Hkv, D), cos, sin], f, (2 * n, 2 * n), **plot)
 
-    def rotary_qkv(B, H, Hkv, T, D):  # the LLaMA model's call: q and k turned, v copied, one packed tensor out
-        cos, sin = (t.to(device) for t in rotary_tables(D, T))
-        n = B * (H + 2 * Hkv) * T * D * es
-        return Case('rotary qkv', f"{B}x{H}+{Hkv}x{T}x{D}", lambda: [act(B, T, H + 2 * Hkv, D), cos, sin],
-                    lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, H + Hkv, c, s, backend=be), (2 * n, 2 * n))
-
-    def attention(B, H, Hkv, T, D, **plot):
+    def attention(B, H, Hkv, T, D, packed=False, **plot):
+        """q, k, v apart (SDPA's signature); packed: the model's call, flash_attention_qkv on one
+        (B, T, H + 2 Hkv, D) projection, its gradient returned whole."""
         flops = 4 * B * H * T * T * D * 0.5  # QK^T and PV, causal: half; the backward's five matmuls: 2.5x
-        return Case('attention', f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
-                    lambda: [act(B, H, T, D), act(B, Hkv, T, D), act(B, Hkv, T, D)],
-                    lambda be: lambda q, k, v: kernels.flash_attention(q, k, v, causal=True, backend=be),
-                    (flops, 2.5 * flops), 'TFLOP/s', check_one=True, **plot)
-
-    def attention_qkv(B, H, Hkv, T, D):  # the GPT-2 model's call: one packed projection in, its gradient out
-        flops = 4 * B * H * T * T * D * 0.5
-        return Case('attention qkv', f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
-                    lambda: [act(B, T, H + 2 * Hkv, D)],
-                    lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, H, causal=True, backend=be),
-                    (flops, 2.5 * flops), 'TFLOP/s', check_one=True)
+        make = (lambda: [act(B, T, H + 2 * Hkv, D)]) if packed else (
+            lambda: [act(B, H, T, D), act(B, Hkv, T, D), act(B, Hkv, T, D)])
+        f = (lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, H, causal=True, backend=be)) if packed else (
+            lambda be: lambda q, k, v: kernels.flash_attention(q, k, v, causal=True, backend=be))
+        return Case('attention qkv' if packed else 'attention', f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
+                    make, f, (flops, 2.5 * flops), 'TFLOP/s', check_one=True, **plot)
 
     def cross_entropy(N, C, V, **plot):  # the LM head's matmul and the loss; the weight as autocast hands it over
         return Case('cross_entropy', f"{N}x{C} V={V}",
@@ -125,9 +119,9 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
     M, C, hkv = batch_size * block_size, n_embd, n_kv_head or n_head
     cases = [norm(op, M, C) for op in ('layer_norm', 'layer_norm + residual', 'rms_norm', 'rms_norm + residual')]
     cases += [gelu(M, 4 * C), swiglu(M, swiglu_hidden), rotary(batch_size, n_head, hkv, block_size, C // n_head),
-              rotary_qkv(batch_size, n_head, hkv, block_size, C // n_head),
+              rotary(batch_size, n_head, hkv, block_size, C // n_head, packed=True),
               attention(batch_size, n_head, hkv, block_size, C // n_head),
-              attention_qkv(batch_size, n_head, hkv, block_size, C // n_head), cross_entropy(M, C, vocab_size)]
+              attention(batch_size, n_head, hkv, block_size, C // n_head, packed=True), cross_entropy(M, C, vocab_size)]
     s = sweep_sizes()
     for N in s['widths']:
         width = lambda op: dict(sweep=op, x=N, axis='width')

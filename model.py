@@ -51,8 +51,9 @@ TRITON_OPS = ('layer_norm', 'rms_norm', 'rotary', 'swiglu', 'gelu', 'attention',
 # directly, the CPU interpreter; train.py, sample.py and bench.py measure on CUDA, see
 # measure_kernels), as measured faster there on the H100 (docs/benchmarks.md):
 # - attention: our Triton kernel wins forward + backward at GPT-2's shape on the H100 (1.04x
-#   SDPA; 1.18x with GQA 12/4 heads) but loses the forward alone (0.98x) and at head dim 128
-#   with long sequences (0.75x);
+#   SDPA on q, k, v apart; 1.25x compiled SDPA on the model's packed projection) but loses the
+#   forward alone (0.98x), at head dim 128 with long sequences (0.75x), and per call in an
+#   eager loop (0.88 ms of host time against SDPA's 0.24);
 # - layer_norm, gelu: in GPT-2 124M's whole training step on the H100 the Triton LayerNorm
 #   and GELU cost 3.3 ms compiled (30.70 vs 27.42 ms) and 10 ms eager (45.20 vs 35.05 ms)
 #   against PyTorch's (docs/runs/2026-11-22-issue5-s2/steps_ce.py).

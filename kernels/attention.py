@@ -450,7 +450,6 @@ def flash_attention(q, k, v, causal=True, scale=None, dropout_p=0.0, backend="au
         return flash_attention_ref(q, k, v, causal, scale, dropout_p)
     return FlashAttentionFunction.apply(q, k, v, causal, 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale)
 
-
 def flash_attention_qkv(qkv, n_head, causal=True, scale=None, dropout_p=0.0, backend="auto"):
     """flash_attention(q, k, v, ...) for q, k, v read in place from one (B, T, n_head + 2 Hkv, D)
     projection (its heads side by side: queries, then keys, then values). Its gradient comes

@@ -123,7 +123,7 @@ def test_packed_qkv_gradient_is_the_split_one_without_the_copy(causal, monkeypat
     packed = forward_backward(lambda t: kernels.flash_attention_qkv(t, H, causal, 0.3, backend="triton"), [qkv], [do])
     assert torch.equal(packed[0][0], split[0][0]) and torch.equal(packed[1][0], split[1][0])
     assert all(n == 1 for n in counts.values()), counts  # forward, dQ, dK dV: nothing else launched by us
-    with pytest.raises(ValueError, match="not"):
+    with pytest.raises(ValueError, match=r"is not \(B, T, 4 \+ 2 Hkv, D\)"):
         kernels.flash_attention_qkv(qkv[:, :, :7], H, backend="triton")  # 3 heads left: not 2 Hkv
 
 

@@ -1,8 +1,9 @@
 """
 Tests of kernels.rotary (and rotary_qkv, on a packed projection): the Triton kernel
-(forward, and backward as the rotation back) against PyTorch and a float64 reference, q and k read in place as a strided
-view of the fused qkv tensor (GQA included), other strides, argument checks,
-torch.compile, empty inputs (the backend rule: test_backend_rule.py).
+(forward, and backward as the rotation back) against PyTorch and a float64 reference,
+q and k read in place as a strided view of the fused qkv tensor (GQA included), other
+strides, argument checks, torch.compile, empty inputs (the backend rule:
+test_backend_rule.py).
 
 On a machine without a GPU the kernel runs in Triton's CPU interpreter (conftest.py).
 """
