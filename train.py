@@ -94,6 +94,7 @@ min_lr = 6e-5  # ~ learning_rate / 10, per Chinchilla
 device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
 compile = True  # torch.compile the model
+compile_mode = 'default'  # torch.compile's mode; 'reduce-overhead': forward and backward replayed as CUDA graphs
 seed = 1337
 ddp_timeout = 600  # DDP: seconds a rank waits for the others (a dead or hung rank ends the run); longer than rank 0's eval + save
 # -----------------------------------------------------------------------------
@@ -261,7 +262,7 @@ ckpt = None  # free the memory
 raw_model = model  # what is saved and what the MFU is computed on
 if compile:
     print("compiling the model... (takes a minute)")
-    model = torch.compile(model)
+    model = torch.compile(model, mode=compile_mode)
 if ddp:
     model = DDP(model, device_ids=[ddp_local_rank] if device_type == 'cuda' else None)
 
@@ -383,6 +384,7 @@ try:
         for micro_step in range(gradient_accumulation_steps):
             if ddp:
                 model.require_backward_grad_sync = (micro_step == gradient_accumulation_steps - 1)
+            torch.compiler.cudagraph_mark_step_begin()  # reduce-overhead: the last replay's outputs may be reused
             with ctx:
                 logits, loss = model(X, Y)
                 loss = loss / gradient_accumulation_steps

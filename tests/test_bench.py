@@ -49,6 +49,14 @@ def test_end_to_end_table_and_json(tmp_path):
     assert runs['kernels eager']['loss_diff'] == 0 and r['losses_agree'] is True
 
 
+def test_variants_runs_only_those_asked(tmp_path):
+    bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', '--variants=kernels eager')
+    runs = json.load(open(tmp_path / 'bench.json'))['train_step']
+    assert list(runs) == ['kernels eager']
+    # no baseline in the run: no ratio to it, and the losses are compared with the one variant there is
+    assert runs['kernels eager']['vs_baseline_eager'] is None and runs['kernels eager']['loss_diff'] == 0
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a CPU-interpreter run: the GPU machines' torch 2.11 refuses "
                     "the interpreter's kernels in wrap_triton (CI's torch 2.13 takes them)")
 def test_kernel_sweep_writes_csv_json_and_plots(tmp_path):

@@ -8,6 +8,7 @@ import glob
 import subprocess
 
 import pytest
+import torch
 
 from conftest import SHAKESPEARE
 
@@ -80,6 +81,19 @@ def test_gpt2_bpe_dataset_train_and_sample(tmp_path):
     p = run('sample.py', f'--out_dir={tmp_path}/out', '--device=cpu', '--num_samples=1', '--max_new_tokens=10',
             '--start=ROMEO:')
     assert "no meta.json: using GPT-2 BPE" in p.stdout and "ROMEO:" in p.stdout
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_cuda_graphs_train_as_the_default_compile(data_root, tmp_path):
+    """compile_mode='reduce-overhead' (forward and backward replayed as CUDA graphs) follows the
+    default compile's losses: no output of one replay read after the next overwrote it."""
+    losses = {}
+    for mode in ('default', 'reduce-overhead'):
+        p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={tmp_path}/{mode}', '--device=cuda',
+                '--compile=True', f'--compile_mode={mode}', '--kernels=torch', '--max_iters=40', '--eval_interval=40')
+        losses[mode] = iter_losses(p.stdout)
+    assert sorted(losses['reduce-overhead']) == list(range(0, 41, 10))
+    for i, loss in losses['default'].items():  # not bitwise: the embedding's backward adds with atomics
+        assert abs(losses['reduce-overhead'][i] - loss) < 0.02, losses
 
 def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
     p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *TINY, f'--data_root={data_root}',
