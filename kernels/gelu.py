@@ -47,15 +47,22 @@ def _gelu_and_grad(u, TANH: tl.constexpr):
         return u * p, p + u * 0.3989422804014327 * tl.exp(-0.5 * u * u)
 
 @triton.jit
-def _tile_u(X, Bias, M, N, stride_x, HAS_BIAS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """This program's tile: its rows, columns, mask, and u = x (+ bias) over it in fp32."""
+def _tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """This program's tile: its rows, columns and mask. No pointer goes in: torch.compile's
+    analysis of what a kernel writes follows each store's address back through the helpers
+    that made it and takes every pointer they were given for written (then copies it twice
+    per call: tests/inductor_writes.py)."""
     rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask = (rows < M)[:, None] & (cols < N)[None, :]
+    return rows, cols, (rows < M)[:, None] & (cols < N)[None, :]
+
+@triton.jit
+def _load_u(X, Bias, rows, cols, mask, N, stride_x, HAS_BIAS: tl.constexpr):
+    """u = x (+ bias) over the tile, fp32."""
     u = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
     if HAS_BIAS:
         u += tl.load(Bias + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
-    return rows, cols, mask, u
+    return u
 
 @triton.jit
 def _gelu_fwd_kernel(
@@ -65,7 +72,8 @@ def _gelu_fwd_kernel(
     M, N, stride_x,
     HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    rows, cols, mask, u = _tile_u(X, Bias, M, N, stride_x, HAS_BIAS, BLOCK_M, BLOCK_N)
+    rows, cols, mask = _tile(M, N, BLOCK_M, BLOCK_N)
+    u = _load_u(X, Bias, rows, cols, mask, N, stride_x, HAS_BIAS)
     y, _ = _gelu_and_grad(u, TANH)
     tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
 
@@ -79,7 +87,8 @@ def _gelu_bwd_kernel(
     M, N, stride_dy, stride_x,
     HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
-    rows, cols, mask, u = _tile_u(X, Bias, M, N, stride_x, HAS_BIAS, BLOCK_M, BLOCK_N)
+    rows, cols, mask = _tile(M, N, BLOCK_M, BLOCK_N)
+    u = _load_u(X, Bias, rows, cols, mask, N, stride_x, HAS_BIAS)
     dy = tl.load(DY + rows[:, None] * stride_dy + cols[None, :], mask=mask, other=0.0).to(tl.float32)
     _, grad = _gelu_and_grad(u, TANH)
     dx = dy * grad  # 0 where masked: dy is 0 there

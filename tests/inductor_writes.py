@@ -1,0 +1,93 @@
+"""
+Which tensor arguments torch.compile's Inductor believes each of our Triton kernels writes,
+by its own analysis of the kernel's TTIR (torch._higher_order_ops.triton_kernel_wrap).
+Inductor clones every such tensor before the kernel and copies it back after, so an input
+taken for an output costs two passes over it per call (GELU, 2026-11-24: 255 us of copies
+around 138 us of kernels). Each launcher runs once on small CPU tensors with its launches
+recorded, not run; prints {kernel: sorted written argument names} as JSON.
+tests/test_compile_writes.py runs it; by hand: python tests/inductor_writes.py
+"""
+import os
+import sys
+import json
+
+os.environ.pop("TRITON_INTERPRET", None)  # the real compiler's TTIR, not the interpreter
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import torch  # noqa: E402
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+try:  # torch 2.13
+    from torch._higher_order_ops.triton_kernel_wrap import identify_accessed_tensors  # noqa: E402
+    _analysed = lambda kernel, named: [dep.name for dep in identify_accessed_tensors(kernel, named, {}).read_writes.writes]
+except ImportError:  # torch 2.11, on the GPU machines
+    from torch._higher_order_ops.triton_kernel_wrap import identify_mutated_tensors  # noqa: E402
+    _analysed = lambda kernel, named: identify_mutated_tensors(kernel, named, {})
+
+import importlib  # noqa: E402
+modules = {name: importlib.import_module(f"kernels.{name}") for name in
+           ("norm", "gelu", "swiglu", "rotary", "attention", "linear_cross_entropy")}
+
+
+class _Target:
+    """An H100 as the compile target, where there is no GPU to ask (the analysis only compiles)."""
+    def get_current_target(self):
+        return GPUTarget("cuda", 90, 32)
+
+
+if not torch.cuda.is_available():
+    triton.runtime.driver.set_active(_Target())
+
+launches = []
+
+
+class _Recorder:
+    """kernel[grid](*args, **kwargs), recorded instead of launched."""
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: launches.append((self.kernel, args, kwargs))
+
+
+for module in modules.values():
+    module.wrap_triton = _Recorder
+
+
+def written(kernel, args, kwargs):
+    """The argument names Inductor's analysis marks written, for one recorded launch."""
+    if isinstance(kernel, triton.runtime.Autotuner):  # Inductor analyses its first config
+        kwargs = {**kwargs, **kernel.configs[0].kwargs}
+        kernel = kernel.fn
+    named = {**dict(zip(kernel.arg_names, args)), **kwargs}
+    return kernel.__name__, sorted(name for name in _analysed(kernel, named) if isinstance(named.get(name), torch.Tensor))
+
+
+def run_launchers():
+    bf16 = dict(dtype=torch.bfloat16)
+    x, r = torch.randn(64, 96, **bf16), torch.randn(64, 96, **bf16)
+    w, b = torch.randn(96), torch.randn(96)
+    norm = modules["norm"]
+    y, h, mean, rstd = norm.norm_fwd(x, r, w, b, 1e-5, False, torch.float32)
+    norm.norm_bwd(torch.randn(64, 96), torch.randn(64, 96, **bf16), h, w, mean, rstd, False, True)
+    gelu = modules["gelu"]
+    gelu.gelu_fwd(x, None, "none")
+    gelu.gelu_bwd(x, r, b, "none")
+    swiglu = modules["swiglu"]
+    swiglu.swiglu_fwd(x, r)
+    swiglu.swiglu_bwd(x, x, r)
+    rotary = modules["rotary"]
+    cos, sin = torch.randn(32, 16), torch.randn(32, 16)
+    rotary.rotary_fwd(torch.randn(2, 3, 32, 32, **bf16), cos, sin, False)
+    attention = modules["attention"]
+    qkv = torch.randn(2, 32, 3 * 2, 64, **bf16)
+    o, lse = attention.flash_attention_fwd(*attention.split_qkv(qkv, 2), True, 0.125)
+    attention.flash_attention_qkv_bwd(torch.randn_like(o), qkv, o, lse, True, 0.125)
+    ce = modules["linear_cross_entropy"]
+    loss, dx, dw, n = ce.linear_cross_entropy_fwd(torch.randn(16, 32), torch.randn(40, 32),
+                                                  torch.randint(40, (16,)), -1, None, 0.0)
+    ce.linear_cross_entropy_bwd(dx, dw, torch.tensor(0.5), torch.float32)
+
+
+if __name__ == "__main__":
+    run_launchers()
+    print(json.dumps(dict(written(*launch) for launch in launches)))
