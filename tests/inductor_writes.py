@@ -4,7 +4,7 @@ by its own analysis of the kernel's TTIR (torch._higher_order_ops.triton_kernel_
 Inductor clones every such tensor before the kernel and copies it back after, so an input
 taken for an output costs two passes over it per call (GELU, 2026-11-24: 255 us of copies
 around 138 us of kernels). Each launcher runs once on small CPU tensors with its launches
-recorded, not run; prints {kernel: sorted written argument names} as JSON.
+recorded, not run; prints {kernel: the argument names written in any of its launches} as JSON.
 tests/test_compile_writes.py runs it; by hand: python tests/inductor_writes.py
 """
 import os
@@ -63,31 +63,44 @@ def written(kernel, args, kwargs):
 
 
 def run_launchers():
+    """Each launcher once per variant of its kernels' constexprs (bias, residual, RMS, GQA, ...)."""
     bf16 = dict(dtype=torch.bfloat16)
-    x, r = torch.randn(64, 96, **bf16), torch.randn(64, 96, **bf16)
+    x, r, dy = (torch.randn(64, 96, **bf16) for _ in range(3))
     w, b = torch.randn(96), torch.randn(96)
     norm = modules["norm"]
-    y, h, mean, rstd = norm.norm_fwd(x, r, w, b, 1e-5, False, torch.float32)
-    norm.norm_bwd(torch.randn(64, 96), torch.randn(64, 96, **bf16), h, w, mean, rstd, False, True)
+    for residual, bias, is_rms in ((r, b, False), (None, None, False), (r, None, True)):
+        y, h, mean, rstd = norm.norm_fwd(x, residual, w, bias, 1e-5, is_rms, torch.float32)
+        h = x if residual is None else h  # what the backward reads: the normalised input
+        norm.norm_bwd(torch.randn(64, 96), None if residual is None else dy, h, w, mean, rstd, is_rms, bias is not None)
     gelu = modules["gelu"]
-    gelu.gelu_fwd(x, None, "none")
-    gelu.gelu_bwd(x, r, b, "none")
+    for bias in (None, b):
+        gelu.gelu_fwd(x, bias, "none")
+        gelu.gelu_bwd(dy, x, bias, "tanh")
     swiglu = modules["swiglu"]
     swiglu.swiglu_fwd(x, r)
-    swiglu.swiglu_bwd(x, x, r)
+    swiglu.swiglu_bwd(dy, x, r)
     rotary = modules["rotary"]
     cos, sin = torch.randn(32, 16), torch.randn(32, 16)
     rotary.rotary_fwd(torch.randn(2, 3, 32, 32, **bf16), cos, sin, False)
+    rotary.rotary_qkv_fwd(torch.randn(2, 32, 4 + 2 * 2, 32, **bf16), cos, sin, 6, True)
     attention = modules["attention"]
-    qkv = torch.randn(2, 32, 3 * 2, 64, **bf16)
-    o, lse = attention.flash_attention_fwd(*attention.split_qkv(qkv, 2), True, 0.125)
-    attention.flash_attention_qkv_bwd(torch.randn_like(o), qkv, o, lse, True, 0.125)
+    for n_head, n_kv in ((2, 2), (4, 2)):
+        qkv = torch.randn(2, 32, n_head + 2 * n_kv, 64, **bf16)
+        q, k, v = attention.split_qkv(qkv, n_head)
+        o, lse = attention.flash_attention_fwd(q, k, v, True, 0.125)
+        attention.flash_attention_qkv_bwd(torch.randn_like(o), qkv, o, lse, True, 0.125)
+        attention.flash_attention_bwd(torch.randn_like(o), q, k, v, o, lse, False, 0.125)
     ce = modules["linear_cross_entropy"]
-    loss, dx, dw, n = ce.linear_cross_entropy_fwd(torch.randn(16, 32), torch.randn(40, 32),
-                                                  torch.randint(40, (16,)), -1, None, 0.0)
+    for softcap in (None, 30.0):
+        loss, dx, dw, n = ce.linear_cross_entropy_fwd(torch.randn(16, 32), torch.randn(40, 32),
+                                                      torch.randint(40, (16,)), -1, softcap, 0.0)
     ce.linear_cross_entropy_bwd(dx, dw, torch.tensor(0.5), torch.float32)
 
 
 if __name__ == "__main__":
     run_launchers()
-    print(json.dumps(dict(written(*launch) for launch in launches)))
+    writes = {}
+    for launch in launches:  # a kernel's writes over all its launches
+        name, names = written(*launch)
+        writes[name] = sorted(set(writes.get(name, [])) | set(names))
+    print(json.dumps(writes))
