@@ -132,7 +132,11 @@ results = dict(header, config=config)
 # 1. end to end ---------------------------------------------------------------------
 if steps:
     runs = {}
-    chosen = [v for v in VARIANTS if not variants or v in variants.split(',')]
+    asked = [v.strip() for v in variants.split(',')] if variants else VARIANTS
+    if set(asked) - set(VARIANTS):
+        raise SystemExit(f"error: variants {sorted(set(asked) - set(VARIANTS))} are not among {VARIANTS}"
+                         + ('' if cuda else ' (no compiled variants without CUDA)'))
+    chosen = [v for v in VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
         print(f"\n[{i + 1}/{len(chosen)}] {variant}: building, {warmup_steps} warm-up + {timed_steps} timed steps", flush=True)
         model, step_model = build(variant)
@@ -148,12 +152,13 @@ if steps:
         print(f"  {ms:.2f} ms/iter, loss {runs[variant]['final_loss']:.4f}", flush=True)
         del model, step_model, train_step, losses
     eager, compiled = runs.get('baseline eager'), runs.get('baseline compiled')
-    reference = eager or compiled or next(iter(runs.values()))  # what the losses are compared with
+    reference = next(v for v in ('baseline eager', 'baseline compiled', chosen[0]) if v in runs)  # what the losses are compared with
+    results['loss_reference'] = reference
     for r in runs.values():
         r['vs_baseline_eager'] = eager and eager['ms'] / r['ms']
         r['vs_baseline_compiled'] = compiled and compiled['ms'] / r['ms']
         r['memory_vs_baseline_compiled'] = compiled and r['peak_mem_mib'] / compiled['peak_mem_mib']
-        r['loss_diff'] = r['final_loss'] - reference['final_loss']
+        r['loss_diff'] = r['final_loss'] - runs[reference]['final_loss']
     worst = max(abs(r['loss_diff']) for r in runs.values())
     results['train_step'] = runs
     results['losses_agree'] = worst <= loss_tolerance
@@ -161,7 +166,7 @@ if steps:
     table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, random "
           f"tokens (a new batch each step, the same for every variant), AdamW; median of {timed_steps} steps after "
           f"{warmup_steps} warm-up; " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '') + f"loss after the {warmup_steps + timed_steps} steps",
-          ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', 'loss - baseline', 'vs baseline eager',
+          ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}', 'vs baseline eager',
            'vs baseline compiled', 'memory vs compiled'],
           [[v, f"{r['ms']:.2f}", f"{r['tokens_per_s']:,.0f}", n_a(r['mfu'] and 100 * r['mfu'], "{:.1f}%"),
             n_a(r['peak_mem_mib'], "{:,.0f}"), f"{r['final_loss']:.4f}", f"{r['loss_diff']:+.4f}",

@@ -128,6 +128,10 @@ if ddp:
     gradient_accumulation_steps //= ddp_world_size
 else:
     ddp_rank, ddp_world_size, master_process = 0, 1, True
+if compile and compile_mode == 'reduce-overhead' and gradient_accumulation_steps > 1:
+    # the first micro-step's gradients would be a CUDA graph's outputs, which the next replay overwrites
+    fail(f"compile_mode='reduce-overhead' (CUDA graphs) takes one micro-step per rank, this run has "
+         f"{gradient_accumulation_steps}; use --compile_mode=default or --gradient_accumulation_steps={ddp_world_size}")
 if not master_process:  # one copy of every log line
     sys.stdout = open(os.devnull, 'w')
 tokens_per_iter = gradient_accumulation_steps * ddp_world_size * batch_size * block_size
@@ -274,6 +278,7 @@ def estimate_loss():
         losses = torch.zeros(eval_iters)
         for k in range(eval_iters):
             X, Y = get_batch(split, f"eval {k}")
+            torch.compiler.cudagraph_mark_step_begin()  # reduce-overhead: one graph replayed, not one recorded per batch
             with ctx:
                 _, loss = model(X, Y)
             losses[k] = loss.item()

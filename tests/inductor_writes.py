@@ -4,7 +4,8 @@ by its own analysis of the kernel's TTIR (torch._higher_order_ops.triton_kernel_
 Inductor clones every such tensor before the kernel and copies it back after, so an input
 taken for an output costs two passes over it per call (GELU, 2026-11-24: 255 us of copies
 around 138 us of kernels). Each launcher runs once on small CPU tensors with its launches
-recorded, not run; prints {kernel: the argument names written in any of its launches} as JSON.
+recorded, not run; prints as JSON the modules run, {kernel: the argument names written in any
+of its launches} and {kernel: those of them that were the launcher's own inputs}.
 tests/test_compile_writes.py runs it; by hand: python tests/inductor_writes.py
 """
 import os
@@ -23,9 +24,13 @@ except ImportError:  # torch 2.11, on the GPU machines
     from torch._higher_order_ops.triton_kernel_wrap import identify_mutated_tensors  # noqa: E402
     _analysed = lambda kernel, named: identify_mutated_tensors(kernel, named, {})
 
+import glob  # noqa: E402
 import importlib  # noqa: E402
-modules = {name: importlib.import_module(f"kernels.{name}") for name in
-           ("norm", "gelu", "swiglu", "rotary", "attention", "linear_cross_entropy")}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# every kernels/ module that launches through wrap_triton (torch.compile's path), each run below
+LAUNCHING = sorted(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(ROOT, "kernels", "*.py"))
+                   if "wrap_triton(" in open(path).read() and not path.endswith("backend.py"))
+modules = {name: importlib.import_module(f"kernels.{name}") for name in LAUNCHING}
 
 
 class _Target:
@@ -37,7 +42,8 @@ class _Target:
 if not torch.cuda.is_available():
     triton.runtime.driver.set_active(_Target())
 
-launches = []
+launches = []  # (kernel, args, kwargs, the data pointers of the launcher's input tensors)
+launcher_inputs = set()
 
 
 class _Recorder:
@@ -46,20 +52,29 @@ class _Recorder:
         self.kernel = kernel
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: launches.append((self.kernel, args, kwargs))
+        return lambda *args, **kwargs: launches.append((self.kernel, args, kwargs, frozenset(launcher_inputs)))
+
+
+def call(launcher, *args):
+    """launcher(*args), its launches tagged with its input tensors."""
+    launcher_inputs.clear()
+    launcher_inputs.update(t.data_ptr() for t in args if torch.is_tensor(t) and t.numel())
+    return launcher(*args)
 
 
 for module in modules.values():
     module.wrap_triton = _Recorder
 
 
-def written(kernel, args, kwargs):
-    """The argument names Inductor's analysis marks written, for one recorded launch."""
+def written(kernel, args, kwargs, inputs):
+    """(kernel name, the argument names Inductor's analysis marks written, those of them that
+    are the launcher's inputs) for one recorded launch."""
     if isinstance(kernel, triton.runtime.Autotuner):  # Inductor analyses its first config
         kwargs = {**kwargs, **kernel.configs[0].kwargs}
         kernel = kernel.fn
     named = {**dict(zip(kernel.arg_names, args)), **kwargs}
-    return kernel.__name__, sorted(name for name in _analysed(kernel, named) if isinstance(named.get(name), torch.Tensor))
+    names = [name for name in _analysed(kernel, named) if isinstance(named.get(name), torch.Tensor)]
+    return kernel.__name__, names, [name for name in names if named[name].numel() and named[name].data_ptr() in inputs]
 
 
 def run_launchers():
@@ -69,38 +84,39 @@ def run_launchers():
     w, b = torch.randn(96), torch.randn(96)
     norm = modules["norm"]
     for residual, bias, is_rms in ((r, b, False), (None, None, False), (r, None, True)):
-        y, h, mean, rstd = norm.norm_fwd(x, residual, w, bias, 1e-5, is_rms, torch.float32)
+        y, h, mean, rstd = call(norm.norm_fwd, x, residual, w, bias, 1e-5, is_rms, torch.float32)
         h = x if residual is None else h  # what the backward reads: the normalised input
-        norm.norm_bwd(torch.randn(64, 96), None if residual is None else dy, h, w, mean, rstd, is_rms, bias is not None)
+        call(norm.norm_bwd, torch.randn(64, 96), None if residual is None else dy, h, w, mean, rstd, is_rms, bias is not None)
     gelu = modules["gelu"]
     for bias in (None, b):
-        gelu.gelu_fwd(x, bias, "none")
-        gelu.gelu_bwd(dy, x, bias, "tanh")
+        call(gelu.gelu_fwd, x, bias, "none")
+        call(gelu.gelu_bwd, dy, x, bias, "tanh")
     swiglu = modules["swiglu"]
-    swiglu.swiglu_fwd(x, r)
-    swiglu.swiglu_bwd(dy, x, r)
+    call(swiglu.swiglu_fwd, x, r)
+    call(swiglu.swiglu_bwd, dy, x, r)
     rotary = modules["rotary"]
     cos, sin = torch.randn(32, 16), torch.randn(32, 16)
-    rotary.rotary_fwd(torch.randn(2, 3, 32, 32, **bf16), cos, sin, False)
-    rotary.rotary_qkv_fwd(torch.randn(2, 32, 4 + 2 * 2, 32, **bf16), cos, sin, 6, True)
+    call(rotary.rotary_fwd, torch.randn(2, 3, 32, 32, **bf16), cos, sin, False)
+    call(rotary.rotary_qkv_fwd, torch.randn(2, 32, 4 + 2 * 2, 32, **bf16), cos, sin, 6, True)
     attention = modules["attention"]
     for n_head, n_kv in ((2, 2), (4, 2)):
         qkv = torch.randn(2, 32, n_head + 2 * n_kv, 64, **bf16)
         q, k, v = attention.split_qkv(qkv, n_head)
-        o, lse = attention.flash_attention_fwd(q, k, v, True, 0.125)
-        attention.flash_attention_qkv_bwd(torch.randn_like(o), qkv, o, lse, True, 0.125)
-        attention.flash_attention_bwd(torch.randn_like(o), q, k, v, o, lse, False, 0.125)
+        o, lse = call(attention.flash_attention_fwd, q, k, v, True, 0.125)
+        call(attention.flash_attention_qkv_bwd, torch.randn_like(o), qkv, o, lse, True, 0.125)
+        call(attention.flash_attention_bwd, torch.randn_like(o), q, k, v, o, lse, False, 0.125)
     ce = modules["linear_cross_entropy"]
     for softcap in (None, 30.0):
-        loss, dx, dw, n = ce.linear_cross_entropy_fwd(torch.randn(16, 32), torch.randn(40, 32),
-                                                      torch.randint(40, (16,)), -1, softcap, 0.0)
-    ce.linear_cross_entropy_bwd(dx, dw, torch.tensor(0.5), torch.float32)
+        loss, dx, dw, n = call(ce.linear_cross_entropy_fwd, torch.randn(16, 32), torch.randn(40, 32),
+                               torch.randint(40, (16,)), -1, softcap, 0.0)
+    call(ce.linear_cross_entropy_bwd, dx, dw, torch.tensor(0.5), torch.float32)
 
 
 if __name__ == "__main__":
     run_launchers()
-    writes = {}
+    writes, inputs_written = {}, {}
     for launch in launches:  # a kernel's writes over all its launches
-        name, names = written(*launch)
+        name, names, inputs = written(*launch)
         writes[name] = sorted(set(writes.get(name, [])) | set(names))
-    print(json.dumps(writes))
+        inputs_written[name] = sorted(set(inputs_written.get(name, [])) | set(inputs))
+    print(json.dumps(dict(modules=LAUNCHING, writes=writes, inputs_written=inputs_written)))

@@ -50,11 +50,23 @@ def test_end_to_end_table_and_json(tmp_path):
 
 
 def test_variants_runs_only_those_asked(tmp_path):
+    bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', '--variants=kernels eager, baseline eager')
+    r = json.load(open(tmp_path / 'bench.json'))
+    assert list(r['train_step']) == ['baseline eager', 'kernels eager'] and r['loss_reference'] == 'baseline eager'
     bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', '--variants=kernels eager')
-    runs = json.load(open(tmp_path / 'bench.json'))['train_step']
-    assert list(runs) == ['kernels eager']
+    r = json.load(open(tmp_path / 'bench.json'))
     # no baseline in the run: no ratio to it, and the losses are compared with the one variant there is
-    assert runs['kernels eager']['vs_baseline_eager'] is None and runs['kernels eager']['loss_diff'] == 0
+    assert list(r['train_step']) == ['kernels eager'] and r['loss_reference'] == 'kernels eager'
+    assert r['train_step']['kernels eager']['vs_baseline_eager'] is None
+
+
+def test_unknown_variant_is_a_one_line_error(tmp_path):
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES='')
+    p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', '--variants=kernel eager'], cwd=ROOT,
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode != 0 and 'Traceback' not in p.stderr, p.stderr
+    assert p.stderr.strip() == ("error: variants ['kernel eager'] are not among ['baseline eager', 'kernels eager'] "
+                                "(no compiled variants without CUDA)")
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a CPU-interpreter run: the GPU machines' torch 2.11 refuses "

@@ -30,5 +30,10 @@ WRITES = {
 
 def test_inductor_sees_each_kernel_write_only_its_outputs():
     script = os.path.join(os.path.dirname(__file__), "inductor_writes.py")
-    out = subprocess.run([sys.executable, script], capture_output=True, text=True, check=True).stdout
-    assert json.loads(out.strip().splitlines()[-1]) == WRITES
+    p = subprocess.run([sys.executable, script], capture_output=True, text=True)
+    # the analysis falls back to "every argument written" on an error, which it logs to stderr
+    assert p.returncode == 0, p.stderr[-3000:]
+    report = json.loads(p.stdout.strip().splitlines()[-1])
+    assert report["modules"] == ["attention", "gelu", "linear_cross_entropy", "norm", "rotary", "swiglu"]
+    assert report["writes"] == WRITES, p.stderr[-3000:]
+    assert all(not names for names in report["inputs_written"].values()), report["inputs_written"]
