@@ -10,10 +10,13 @@ tests/test_compile_writes.py runs it; by hand: python tests/inductor_writes.py
 """
 import os
 import sys
+import glob
 import json
+import importlib
 
 os.environ.pop("TRITON_INTERPRET", None)  # the real compiler's TTIR, not the interpreter
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
 import torch  # noqa: E402
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
@@ -24,9 +27,6 @@ except ImportError:  # torch 2.11, on the GPU machines
     from torch._higher_order_ops.triton_kernel_wrap import identify_mutated_tensors  # noqa: E402
     _analysed = lambda kernel, named: identify_mutated_tensors(kernel, named, {})
 
-import glob  # noqa: E402
-import importlib  # noqa: E402
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # every kernels/ module that launches through wrap_triton (torch.compile's path), each run below
 LAUNCHING = sorted(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(ROOT, "kernels", "*.py"))
                    if "wrap_triton(" in open(path).read() and not path.endswith("backend.py"))
