@@ -3,7 +3,8 @@ Benchmarks of GPT training with the Triton kernels against plain PyTorch, every 
 in one run on one device; results are printed and written to bench_dir.
 $ python bench.py                        # end to end: GPT-2 124M, batch 12x1024, bf16, random tokens; the
                                          # baseline (PyTorch ops) and the kernels ('auto', measured here), each
-                                         # eager and compiled: ms/iter, tokens/s, MFU, memory, loss -> bench.json
+                                         # eager and compiled, and the kernels' whole step as one CUDA graph
+                                         # ('graphed'): ms/iter, tokens/s, MFU, memory, loss -> bench.json
 $ python bench.py config/train_gpt2.py   # the model and batch of a training config (its other keys unused)
 $ python bench.py --arch=llama --n_kv_head=4
 $ python bench.py --kernels              # every op alone, at the model's shapes and swept (bench_kernels.py):
@@ -26,6 +27,7 @@ from kernels import newton_schulz
 from kernels.backend import TRITON_AVAILABLE, triton
 from kernels.choose import time_ms
 from model import GPTConfig, GPT, gpu_peak_flops, measure_kernels, mlp_hidden
+from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
 
@@ -43,13 +45,13 @@ dtype = 'bfloat16'
 warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator warm-up
 timed_steps = 30
 steps = None  # the end-to-end table; None: when no other part below is asked for
-variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled'); '' = all
+variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all
 profile = False  # a Chrome trace of profile_steps training steps of profile_variant, and GPU time per kernel
 profile_steps = 3
-profile_variant = 'kernels compiled'  # one of the four variants
+profile_variant = 'kernels compiled'  # one of the variants
 optim = False  # AdamW vs Muon
 tune = False  # each kernel's tile settings (module constants), timed
 kernels_cache = 'kernels_cache.json'  # the measured kernel choices, shared with train.py; None: measure each time
@@ -90,36 +92,50 @@ torch.manual_seed(seed)
 data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, block_size), device=device)  # a batch per step
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
 tokens = batch_size * block_size
-VARIANTS = [f"{k} {c}" for c in (['eager', 'compiled'] if cuda else ['eager']) for k in ('baseline', 'kernels')]
+# '<baseline|kernels> <eager|compiled>[ graphed]'; graphed: the whole step replayed from one CUDA graph (step_graph.py)
+ALL_VARIANTS = [f"{k} {c}{g}" for g in (['', ' graphed'] if cuda else ['']) for c in (['eager', 'compiled'] if cuda else ['eager'])
+                for k in ('baseline', 'kernels')]
+VARIANTS = [v for v in ALL_VARIANTS if not v.startswith('baseline') or not v.endswith('graphed')]  # run by default
+MAIN = 'kernels compiled' if cuda else 'kernels eager'  # the variant of the optimizer table
 
 def build(variant):
     """(model, the model as stepped: compiled or not) of a variant: 'baseline' runs PyTorch's
-    ops, 'kernels' the faster of Triton and PyTorch per op as measured here (as train.py's
-    kernels='auto'); the same initial weights for every variant."""
-    setting, compiled = variant.split()
+    ops, 'kernels' the faster of Triton and PyTorch per op as measured here for this kind of
+    step (as train.py's kernels='auto'); the same initial weights for every variant."""
+    setting, compiled, *graphed = variant.split()
     compiled = compiled == 'compiled'
     overrides, timings = None, None
     if setting == 'kernels' and cuda:
-        overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache)
+        overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache,
+                                             graphed=bool(graphed))
     torch.manual_seed(seed)
     model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides).to(device)
     model.kernel_timings = timings
     return model, torch.compile(model, mode=compile_mode) if compiled else model
 
-def stepper(step_model, optimizer):
+def stepper(variant, step_model, optimizer):
     """(train_step(), the losses it appends to): the same batches in the same order for
-    every variant."""
+    every variant, copied into the same input tensors (a CUDA graph reads them there)."""
     losses, batches = [], itertools.cycle(data)
+    X, Y = torch.empty_like(data[0, 0]), torch.empty_like(data[0, 1])
+    loss = torch.zeros((), device=device)
 
-    def train_step():
+    def step():
         torch.compiler.cudagraph_mark_step_begin()  # CUDA graphs (reduce-overhead): a new step, outputs may be reused
-        X, Y = next(batches)
         with ctx:
-            _, loss = step_model(X, Y)
-        loss.backward()
+            _, step_loss = step_model(X, Y)
+        step_loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-        losses.append(loss.detach().clone())  # a CUDA graph's output is overwritten by its next replay
+        loss.copy_(step_loss.detach())  # in place: a graph's replay writes it there
+
+    run = StepGraph(step, optimizer) if variant.endswith('graphed') else step
+
+    def train_step():
+        for buffer, batch in zip((X, Y), next(batches)):
+            buffer.copy_(batch)
+        run()
+        losses.append(loss.clone())
 
     return train_step, losses
 
@@ -133,14 +149,17 @@ results = dict(header, config=config)
 if steps:
     runs = {}
     asked = [v.strip() for v in variants.split(',')] if variants else VARIANTS
-    if set(asked) - set(VARIANTS):
-        raise SystemExit(f"error: variants {sorted(set(asked) - set(VARIANTS))} are not among {VARIANTS}"
-                         + ('' if cuda else ' (no compiled variants without CUDA)'))
-    chosen = [v for v in VARIANTS if v in asked]
+    if set(asked) - set(ALL_VARIANTS):
+        raise SystemExit(f"error: variants {sorted(set(asked) - set(ALL_VARIANTS))} are not among {ALL_VARIANTS}"
+                         + ('' if cuda else ' (no compiled or graphed variants without CUDA)'))
+    if compile_mode == 'reduce-overhead' and any(v.endswith('compiled graphed') for v in asked):
+        raise SystemExit("error: a 'compiled graphed' variant records its whole step as a CUDA graph: "
+                         "it takes compile_mode='default', not 'reduce-overhead' (CUDA graphs of its own)")
+    chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
         print(f"\n[{i + 1}/{len(chosen)}] {variant}: building, {warmup_steps} warm-up + {timed_steps} timed steps", flush=True)
         model, step_model = build(variant)
-        train_step, losses = stepper(step_model, make_optimizer(model))
+        train_step, losses = stepper(variant, step_model, make_optimizer(model))
         if cuda:
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
@@ -191,10 +210,10 @@ if tune:
 
 # 3. profile ------------------------------------------------------------------------
 if profile:
-    variant = profile_variant if profile_variant in VARIANTS else VARIANTS[-1]
+    variant = profile_variant if profile_variant in ALL_VARIANTS else MAIN
     print(f"\nprofile: {variant}, {warmup_steps} warm-up steps, then {profile_steps} steps traced", flush=True)
     model, step_model = build(variant)
-    train_step, losses = stepper(step_model, make_optimizer(model))
+    train_step, losses = stepper(variant, step_model, make_optimizer(model))
     for _ in range(warmup_steps):
         train_step()
     sync()
@@ -239,12 +258,12 @@ def optimizer_rows():
     if cuda and TRITON_AVAILABLE:
         choices['Muon, Newton-Schulz in Triton'] = muon('triton')
     rows, out, fwd_bwd_ms = [], {}, None
-    model, step_model = build(VARIANTS[-1])  # one model (and compilation) for every optimizer
+    model, step_model = build(MAIN)  # one model (and compilation) for every optimizer
     X, Y = data[0]
     for name, setting in choices.items():
         print(f"  {name}...", flush=True)
         optimizer = make_optimizer(model, setting)
-        train_step, _ = stepper(step_model, optimizer)
+        train_step, _ = stepper(MAIN, step_model, optimizer)
 
         def forward_backward():
             with ctx:
@@ -275,7 +294,7 @@ if optim:
     print("\noptimizer step...", flush=True)
     rows, results['optimizer'] = optimizer_rows()
     table(f"Optimizer, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}: the whole "
-          f"training step ({VARIANTS[-1]}) with each optimizer, what the optimizer adds to it (over forward+backward "
+          f"training step ({MAIN}) with each optimizer, what the optimizer adds to it (over forward+backward "
           f"alone, {results['optimizer']['AdamW']['forward_backward_ms']:.2f} ms) and its share; the optimizer's step "
           f"alone (eager, idle queue); medians of {timed_steps}, ms",
           ['optimizer', 'train step', 'optimizer adds', 'share', 'step alone', 'Newton-Schulz alone'], rows)

@@ -92,11 +92,12 @@ def pick_kernels(setting, arch, device_type, dropout=0.0, overrides=None):
         impl[op] = 'triton' if use and op in TRITON_OPS else 'torch'
     return impl, reason
 
-def measure_kernels(config, batch_size, dtype, device, compile, cache_path, overrides=None, backward=True):
+def measure_kernels(config, batch_size, dtype, device, compile, cache_path, overrides=None, backward=True, graphed=False):
     """kernels='auto' measured on this GPU (kernels/choose.py), for the ops of config.arch
     that `overrides` (the user's use_triton_<name>) leaves at None: each op at batch_size x
     block_size, forward + backward (forward only for sampling: backward=False), Triton vs
-    PyTorch. Prints one line per op with both times. Returns (the overrides to build GPT
+    PyTorch, for a step compiled or not and replayed from a CUDA graph or not (graphed:
+    step_graph.py; both decide on GPU time). Prints one line per op with both times. Returns (the overrides to build GPT
     with: the user's where set, the faster implementation elsewhere; the timings {op:
     dict(impl, triton_ms, torch_ms, why, failed)}). Not measured: attention with dropout (only SDPA
     has it) and, without backward, the loss (sampling makes no loss)."""
@@ -108,7 +109,7 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
                                     config.vocab_size, mlp_hidden(config), config.bias, dtype, device)
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
-    timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward)
+    timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward, graphed)
     for op, r in timings.items():
         overrides[name_of[op]] = r['impl'] == 'triton'
         times = '' if r['torch_ms'] is None else (
@@ -119,7 +120,13 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
 
 # The norms take the residual stream x and the last sublayer's output, not yet added
 # to it, and return (norm(x + update), x + update): the add rides along with the
-# norm's pass over the stream instead of costing a pass of its own.
+# norm's pass over the stream instead of costing a pass of its own. Under autocast the
+# norm's output comes in the dtype of the matmul it feeds (autocast's), not in fp32 for
+# that matmul to cast: one rounding either way, one pass over the activations fewer.
+
+def matmul_dtype(x):
+    """The dtype autocast runs matmuls in on x's device, or None without autocast."""
+    return torch.get_autocast_dtype(x.device.type) if torch.is_autocast_enabled(x.device.type) else None
 
 class LayerNorm(nn.Module):
     """LayerNorm with an optional bias, by the kernel or PyTorch, with the residual add fused."""
@@ -132,8 +139,9 @@ class LayerNorm(nn.Module):
 
     def forward(self, x, update=None):
         if update is None:
-            return kernels.layer_norm(x, self.weight, self.bias, 1e-5, backend=self.backend), x
-        return kernels.layer_norm(update, self.weight, self.bias, 1e-5, residual=x, backend=self.backend)
+            return kernels.layer_norm(x, self.weight, self.bias, 1e-5, out_dtype=matmul_dtype(x), backend=self.backend), x
+        return kernels.layer_norm(update, self.weight, self.bias, 1e-5, residual=x, out_dtype=matmul_dtype(x),
+                                  backend=self.backend)
 
 class RMSNorm(nn.Module):
 
@@ -145,8 +153,8 @@ class RMSNorm(nn.Module):
 
     def forward(self, x, update=None):
         if update is None:
-            return kernels.rms_norm(x, self.weight, self.eps, backend=self.backend), x
-        return kernels.rms_norm(update, self.weight, self.eps, residual=x, backend=self.backend)
+            return kernels.rms_norm(x, self.weight, self.eps, out_dtype=matmul_dtype(x), backend=self.backend), x
+        return kernels.rms_norm(update, self.weight, self.eps, residual=x, out_dtype=matmul_dtype(x), backend=self.backend)
 
 def make_norm(config, impl):
     if config.arch == 'gpt2':

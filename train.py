@@ -25,6 +25,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
 from model import GPTConfig, GPT, OVERRIDES, gpu_peak_flops, measure_kernels
+from step_graph import StepGraph, set_lr
 from configurator import configure
 from data.common import read_meta, check_tokens
 
@@ -95,6 +96,8 @@ device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
 compile = True  # torch.compile the model
 compile_mode = 'default'  # torch.compile's mode; 'reduce-overhead': forward and backward replayed as CUDA graphs
+cuda_graph = False  # the whole step (micro-steps, clipping, AdamW) replayed from one CUDA graph (step_graph.py):
+# one CUDA device, no DDP, AdamW, bf16 or fp32, compile_mode='default'
 seed = 1337
 ddp_timeout = 600  # DDP: seconds a rank waits for the others (a dead or hung rank ends the run); longer than rank 0's eval + save
 # -----------------------------------------------------------------------------
@@ -149,6 +152,13 @@ ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torc
 if ptdtype is None:
     fail(f"dtype must be 'auto', 'float32', 'bfloat16' or 'float16', got {dtype!r}")
 ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
+if cuda_graph:  # what the recorded step cannot hold: another process's collectives, another graph, a host sync
+    why_not = ("it needs CUDA" if device_type != 'cuda' else "not under DDP" if ddp else
+               "optimizer='muon' records CUDA graphs of its own" if optimizer != 'adamw' else
+               "compile_mode='reduce-overhead' records CUDA graphs of its own" if compile and compile_mode == 'reduce-overhead'
+               else "not with fp16 (its loss scaler is not written for replay)" if ptdtype == torch.float16 else None)
+    if why_not:
+        fail(f"cuda_graph=True: {why_not}")
 gpu_name, peak_flops = gpu_peak_flops(device)
 print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
       + (f"{peak_flops / 1e12:.0f} TFLOP/s bf16 peak" if peak_flops else "no known peak"))
@@ -207,8 +217,8 @@ elif init_from != 'scratch':
 overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
 kernel_timings = None
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
-    decision = [measure_kernels(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache, overrides)
-                if master_process else None]
+    decision = [measure_kernels(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache, overrides,
+                                graphed=cuda_graph) if master_process else None]
     if ddp:
         dist.broadcast_object_list(decision, src=0)
     overrides, kernel_timings = decision[0]
@@ -355,18 +365,76 @@ if resume_rng is not None:  # here, after everything that draws at start-up (the
 for sig in (signal.SIGTERM, signal.SIGINT):
     signal.signal(sig, on_signal)
 nonfinite = torch.tensor([float(skipped_before), 0.0], device=device)  # steps skipped: in all, in a row (read on log steps)
+loss_sum = torch.zeros((), device=device)  # the step's loss over its micro-steps (read on log steps)
 skipped_logged = skipped_before
 ended = None  # why the loop ended: 'max_iters', a signal's name, or 'eval_only'
 def batch_name(micro_steps):
     """The training batch after this many micro-steps: '<iter> <micro-step>'."""
     return f"{micro_steps // gradient_accumulation_steps} {micro_steps % gradient_accumulation_steps}"
 X, Y = get_batch('train', batch_name(iter_num * gradient_accumulation_steps))
+
+def next_batch(micro_step):
+    """This micro-step's batch, loaded during the last one; the next one loads while the GPU works."""
+    global X, Y
+    batch = X, Y
+    X, Y = get_batch('train', batch_name(iter_num * gradient_accumulation_steps + micro_step + 1))
+    return batch
+
+def train_step(batch):
+    """One optimizer step on the micro-steps' batches, batch(micro_step) -> (X, Y): forward and
+    backward per micro-step (under DDP, gradients are only all-reduced on the last), the
+    gradient's norm (clipped), the non-finite check, the optimizer. Its results go into loss_sum
+    and nonfinite in place, and nothing in it waits for the GPU: a CUDA graph can replay it."""
+    loss_sum.zero_()
+    for micro_step in range(gradient_accumulation_steps):
+        if ddp:
+            model.require_backward_grad_sync = (micro_step == gradient_accumulation_steps - 1)
+        X, Y = batch(micro_step)
+        torch.compiler.cudagraph_mark_step_begin()  # reduce-overhead: the last replay's outputs may be reused
+        with ctx:
+            _, loss = model(X, Y)
+            loss = loss / gradient_accumulation_steps
+        loss_sum.add_(loss.detach())
+        scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)  # fp16: the true gradients, for the norm (no-op otherwise)
+    params = [p for p in model.parameters() if p.grad is not None]
+    grad_norm = (torch.nn.utils.clip_grad_norm_(params, grad_clip) if grad_clip != 0.0
+                 else torch.nn.utils.get_total_norm([p.grad for p in params]))
+    # non-finite? The gradient norm is the same on every rank (all-reduced gradients); a loss
+    # is per rank, so its flag is all-reduced too: every rank decides alike, on the device
+    bad = (~torch.isfinite(loss_sum)).float()
+    if not scaler.is_enabled():  # fp16: gradients that overflow are the scaler's (below)
+        bad = torch.maximum(bad, (~torch.isfinite(grad_norm)).float())
+    if ddp:
+        dist.all_reduce(bad, op=dist.ReduceOp.MAX)
+    nonfinite.copy_(torch.stack([nonfinite[0] + bad, (nonfinite[1] + bad) * bad]))  # a good step resets "in a row"
+    if scaler.is_enabled():  # fp16: skips a step whose gradients overflow (a non-finite loss makes them so), lowers the scale
+        scaler.step(optimizer)
+        scaler.update()
+    elif getattr(optimizer, '_step_supports_amp_scaling', False):  # fused AdamW, Muon: skip on the GPU, no host sync
+        optimizer.found_inf = bad
+        optimizer.step()
+    elif not bad.item():  # AdamW on a CPU (foreach): decided on the host
+        optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+
+if cuda_graph:  # the graph reads each micro-step's batch from one place; the batches are copied there first
+    inputs = [(torch.empty_like(X), torch.empty_like(Y)) for _ in range(gradient_accumulation_steps)]
+    graphed_step = StepGraph(lambda: train_step(lambda micro_step: inputs[micro_step]), optimizer)
+
+    def step():
+        for micro_step, buffers in enumerate(inputs):
+            for buffer, tensor in zip(buffers, next_batch(micro_step)):
+                buffer.copy_(tensor)
+        graphed_step()
+else:
+    step = lambda: train_step(next_batch)
 t0 = time.time()
 try:
     while True:
         lr = get_lr(iter_num) if decay_lr else learning_rate
         for param_group in optimizer.param_groups:
-            param_group['lr'] = param_group['base_lr'] * lr / learning_rate
+            set_lr(param_group, param_group['base_lr'] * lr / learning_rate)
 
         if iter_num % eval_interval == 0 or eval_only:
             rng = rng_states()  # before the eval: it draws nothing, and a resumed run redoes it
@@ -383,40 +451,7 @@ try:
             ended = 'eval_only'
             break
 
-        # forward/backward with gradient accumulation; under DDP, gradients are only
-        # all-reduced on the last micro-step
-        loss_sum = torch.zeros((), device=device)
-        for micro_step in range(gradient_accumulation_steps):
-            if ddp:
-                model.require_backward_grad_sync = (micro_step == gradient_accumulation_steps - 1)
-            torch.compiler.cudagraph_mark_step_begin()  # reduce-overhead: the last replay's outputs may be reused
-            with ctx:
-                logits, loss = model(X, Y)
-                loss = loss / gradient_accumulation_steps
-            loss_sum += loss.detach()
-            X, Y = get_batch('train', batch_name(iter_num * gradient_accumulation_steps + micro_step + 1))  # loads while the GPU works
-            scaler.scale(loss).backward()
-        scaler.unscale_(optimizer)  # fp16: the true gradients, for the norm (no-op otherwise)
-        params = [p for p in model.parameters() if p.grad is not None]
-        grad_norm = (torch.nn.utils.clip_grad_norm_(params, grad_clip) if grad_clip != 0.0
-                     else torch.nn.utils.get_total_norm([p.grad for p in params]))
-        # non-finite? The gradient norm is the same on every rank (all-reduced gradients); a loss
-        # is per rank, so its flag is all-reduced too: every rank decides alike, on the device
-        bad = (~torch.isfinite(loss_sum)).float()
-        if not scaler.is_enabled():  # fp16: gradients that overflow are the scaler's (below)
-            bad = torch.maximum(bad, (~torch.isfinite(grad_norm)).float())
-        if ddp:
-            dist.all_reduce(bad, op=dist.ReduceOp.MAX)
-        nonfinite = torch.stack([nonfinite[0] + bad, (nonfinite[1] + bad) * bad])  # a good step resets "in a row"
-        if scaler.is_enabled():  # fp16: skips a step whose gradients overflow (a non-finite loss makes them so), lowers the scale
-            scaler.step(optimizer)
-            scaler.update()
-        elif getattr(optimizer, '_step_supports_amp_scaling', False):  # fused AdamW, Muon: skip on the GPU, no host sync
-            optimizer.found_inf = bad
-            optimizer.step()
-        elif not bad.item():  # AdamW on a CPU (foreach): decided on the host
-            optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+        step()
 
         t1 = time.time()
         dt, t0 = t1 - t0, t1
@@ -461,6 +496,8 @@ skipped = int(nonfinite[0].item())
 if skipped:
     print(f"{skipped} step(s) skipped for a non-finite loss or gradient")
 
+if cuda_graph:
+    print(f"cuda_graph: {graphed_step.replays} steps replayed from one CUDA graph (the first {graphed_step.warmup} ran as they are)")
 if getattr(optimizer, 'graphs', None) is not None:  # Muon on one GPU (not under DDP)
     print(f"muon: {optimizer.graph_replays} steps replayed from CUDA graphs (the others launched eagerly)")
 if ddp:  # DDP keeps replicas in step; check it once, cheaply, at the end

@@ -6,12 +6,12 @@ autocast as the model runs, by both implementations (each under torch.compile wh
 model will be compiled). The two must agree (a loose bf16-level check: a kernel that
 fails, or is far off, loses). Then, for an eager model, the faster per call in a loop of
 back-to-back calls wins (the larger of the host's and the GPU's time: what the op adds to
-an eager step); for a compiled one, the one of less GPU time (CUDA graph replay), as the
-compiled step launches without Python between ops. Deciding eager models on GPU time made
-GPT-2's eager step 23% slower on the H100, and compiled ones on the loop time 7% slower
-(docs/perf-notes.md). Decisions are cached in a JSON file keyed by the GPU, the torch and
-triton versions, the op, its shapes, the dtype and compile, so a second start measures
-nothing.
+an eager step); for a compiled one, or one whose whole step is replayed from a CUDA graph
+(step_graph.py), the one of less GPU time (CUDA graph replay), as such a step launches
+without Python between ops. Deciding eager models on GPU time made GPT-2's eager step
+23% slower on the H100, and compiled ones on the loop time 7% slower (docs/perf-notes.md).
+Decisions are cached in a JSON file keyed by the GPU, the torch and triton versions, the
+op, its shapes, the dtype, compile and graphed, so a second start measures nothing.
 """
 import os
 import json
@@ -34,14 +34,12 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
     par = lambda n: (1 + 0.1 * torch.randn(n, device=device)).requires_grad_()
     hs, nkv = C // n_head, n_kv_head or n_head
     cos, sin = (t.to(device) for t in rotary_tables(hs, T))
-    # autocast runs the norms in fp32; the next Linear casts their output to the run's dtype,
-    # a cast that torch.compile fuses into PyTorch's norm: it belongs to the comparison
-    for_linear = lambda y_h: (y_h[0].to(dtype), y_h[1])
+    # the norms' output in the dtype of the Linear it feeds, as the model asks under autocast
     cases = {
         'layer_norm': (f"{B}x{T}x{C}", lambda: [act(B, T, C), act(B, T, C), par(C), par(C) if bias else None],
-                       lambda be: lambda u, x, w, b: for_linear(kernels.layer_norm(u, w, b, 1e-5, residual=x, backend=be))),
+                       lambda be: lambda u, x, w, b: kernels.layer_norm(u, w, b, 1e-5, residual=x, out_dtype=dtype, backend=be)),
         'rms_norm': (f"{B}x{T}x{C}", lambda: [act(B, T, C), act(B, T, C), par(C)],
-                     lambda be: lambda u, x, w: for_linear(kernels.rms_norm(u, w, 1e-6, residual=x, backend=be))),
+                     lambda be: lambda u, x, w: kernels.rms_norm(u, w, 1e-6, residual=x, out_dtype=dtype, backend=be)),
         'gelu': (f"{B}x{T}x{mlp_hidden}", lambda: [act(B, T, mlp_hidden), par(mlp_hidden) if bias else None],
                  lambda be: lambda h, b: kernels.gelu(h, b, backend=be)),
         # views of one projection, read in place, as in the model (the gradient reaches the projection)
@@ -140,13 +138,13 @@ def _times(f, inputs, backward, reps):
     return loop, graph_ms(run) or loop
 
 
-def measure(make, fn, compile, backward=True, reps=10):
+def measure(make, fn, compile, backward=True, reps=10, graphed=False):
     """dict(impl, triton_ms, torch_ms, triton_gpu_ms, torch_gpu_ms, why, failed) for one op.
     If the two agree: the faster per call in a loop (*_ms) for an eager model, whose step
-    pays each op's launch overhead; the one of less GPU time for a compiled one, which
-    launches its graph's kernels without Python in between (per op, the compiled call's
-    overhead would decide instead). failed: the Triton kernel raised or disagreed, and
-    PyTorch stands in."""
+    pays each op's launch overhead; the one of less GPU time for a compiled one or a step
+    replayed from a CUDA graph (graphed), which launch their kernels without Python in
+    between (per op, the compiled call's overhead would decide instead). failed: the Triton
+    kernel raised or disagreed, and PyTorch stands in."""
     inputs = make()
     impls = {be: torch.compile(fn(be)) if compile else fn(be) for be in ('torch', 'triton')}
     want = _run(impls['torch'], inputs, backward)
@@ -162,21 +160,23 @@ def measure(make, fn, compile, backward=True, reps=10):
         triton_ms, triton_gpu_ms = _times(impls['triton'], inputs, backward, reps)
     except Exception as e:  # a kernel that cannot compile or launch here loses
         return lost(f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
-    triton_wins = triton_gpu_ms < torch_gpu_ms if compile else triton_ms < torch_ms
+    triton_wins = triton_gpu_ms < torch_gpu_ms if compile or graphed else triton_ms < torch_ms
     return dict(impl='triton' if triton_wins else 'torch', triton_ms=triton_ms, torch_ms=torch_ms,
                 triton_gpu_ms=triton_gpu_ms, torch_gpu_ms=torch_gpu_ms, why=None, failed=False)
 
 
-def cache_key(op, shapes, dtype, compile, backward, device):
+def cache_key(op, shapes, dtype, compile, backward, device, graphed=False):
     gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
     return (f"{gpu} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
-            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile} | {'fwd+bwd' if backward else 'fwd'} | v4")
+            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}{' | graphed' if graphed else ''} | "
+            f"{'fwd+bwd' if backward else 'fwd'} | v5")
 
 
-def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True):
+def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True, graphed=False):
     """{op: dict(impl, triton_ms, torch_ms, why, failed)} for the op_cases, from the cache at
-    cache_path (None: no cache) or measured, forward + backward (or forward only). PyTorch
-    everywhere where Triton cannot run."""
+    cache_path (None: no cache) or measured, forward + backward (or forward only), for a step
+    compiled or not and replayed from a CUDA graph or not (graphed). PyTorch everywhere where
+    Triton cannot run."""
     device = torch.device(device)
     reason = why_not_triton_on(device.type)
     if reason:
@@ -187,10 +187,10 @@ def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backw
             cache = json.load(f)
     chosen, new = {}, False
     for op, (shapes, make, fn) in cases.items():
-        key = cache_key(op, shapes, dtype, compile, backward, device)
+        key = cache_key(op, shapes, dtype, compile, backward, device, graphed)
         if key not in cache:
             with torch.autocast(device.type, dtype=dtype, enabled=dtype != torch.float32):  # as train.py runs the model
-                cache[key], new = measure(make, fn, compile, backward), True
+                cache[key], new = measure(make, fn, compile, backward, graphed=graphed), True
         chosen[op] = cache[key]
     if cache_path and new:
         with open(cache_path + '.tmp', 'w') as f:

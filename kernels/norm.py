@@ -23,7 +23,10 @@ Constraints: inputs, weight and bias in fp32, bf16 or fp16, and they may differ 
 under autocast); 1 <= N <= MAX_WIDTH, a whole row in one program's registers. The
 output dtype is the torch op's: h's dtype (torch's type promotion of x and residual),
 or fp32 under CUDA autocast where this torch lists the op as an fp32 op (layer_norm
-always; rms_norm from some release after 2.11); CPU autocast leaves both alone.
+always; rms_norm from some release after 2.11); CPU autocast leaves both alone. Or the
+out_dtype asked for: a model under autocast asks for its next matmul's dtype, so y is
+rounded once as it is stored, instead of written in fp32 and cast by another kernel (and
+its gradient read in that dtype, instead of cast up first).
 """
 from typing import Optional, Tuple
 
@@ -43,17 +46,19 @@ def _width_problem(N):
     """Why the kernels cannot take rows of width N, or None."""
     return None if 1 <= N <= MAX_WIDTH else f"width {N} is outside the kernel's 1..{MAX_WIDTH}"
 
-def layer_norm_ref(x, weight, bias=None, eps=1e-5, residual=None):
-    """F.layer_norm over the last dim; with a residual, (F.layer_norm(h), h) for h = x + residual."""
+def _with_residual(norm, x, residual, out_dtype):
+    """norm(h) (cast to out_dtype if given), or (norm(h), h) with a residual, h = x + residual."""
     h = x if residual is None else x + residual
-    y = F.layer_norm(h, (h.shape[-1],), weight, bias, eps)
+    y = norm(h) if out_dtype is None else norm(h).to(out_dtype)
     return y if residual is None else (y, h)
 
-def rms_norm_ref(x, weight, eps=1e-6, residual=None):
+def layer_norm_ref(x, weight, bias=None, eps=1e-5, residual=None, out_dtype=None):
+    """F.layer_norm over the last dim; with a residual, (F.layer_norm(h), h) for h = x + residual."""
+    return _with_residual(lambda h: F.layer_norm(h, (h.shape[-1],), weight, bias, eps), x, residual, out_dtype)
+
+def rms_norm_ref(x, weight, eps=1e-6, residual=None, out_dtype=None):
     """F.rms_norm over the last dim; with a residual, (F.rms_norm(h), h) for h = x + residual."""
-    h = x if residual is None else x + residual
-    y = F.rms_norm(h, (h.shape[-1],), weight, eps)
-    return y if residual is None else (y, h)
+    return _with_residual(lambda h: F.rms_norm(h, (h.shape[-1],), weight, eps), x, residual, out_dtype)
 
 @triton.jit
 def _norm_fwd_kernel(
@@ -262,24 +267,25 @@ class NormFunction(torch.autograd.Function):
         # autograd casts dh to x's and the residual's dtypes where they differ from h's
         return dh, None if r_dtype is None else dh, dwdb[0].to(w_dtype), db, None, None, None
 
-def _norm(name, x, residual, weight, bias, eps, is_rms, backend, ref):
+def _norm(name, x, residual, weight, bias, eps, is_rms, out_dtype, backend, ref):
     if not use_triton(name, backend, x, residual, weight, bias, limit=_width_problem(x.shape[-1])):
         return ref()
-    if AUTOCAST_FP32[name] and x.device.type == "cuda" and torch.is_autocast_enabled("cuda"):
+    if out_dtype is None and AUTOCAST_FP32[name] and x.device.type == "cuda" and torch.is_autocast_enabled("cuda"):
         out_dtype = torch.float32
-    else:
+    elif out_dtype is None:
         out_dtype = x.dtype if residual is None else torch.promote_types(x.dtype, residual.dtype)
     return NormFunction.apply(x, residual, weight, bias, eps, is_rms, out_dtype)
 
-def layer_norm(x, weight, bias=None, eps=1e-5, residual=None, backend="auto"):
+def layer_norm(x, weight, bias=None, eps=1e-5, residual=None, out_dtype=None, backend="auto"):
     """F.layer_norm(x, (x.shape[-1],), weight, bias, eps); with a residual, (F.layer_norm(h), h)
-    for h = x + residual in one pass. By the Triton kernel or PyTorch as `backend` says
-    (see kernels/backend.py)."""
-    return _norm("layer_norm", x, residual, weight, bias, eps, False, backend,
-                 lambda: layer_norm_ref(x, weight, bias, eps, residual))
+    for h = x + residual in one pass; y in out_dtype if given. By the Triton kernel or
+    PyTorch as `backend` says (see kernels/backend.py)."""
+    return _norm("layer_norm", x, residual, weight, bias, eps, False, out_dtype, backend,
+                 lambda: layer_norm_ref(x, weight, bias, eps, residual, out_dtype))
 
-def rms_norm(x, weight, eps=1e-6, residual=None, backend="auto"):
+def rms_norm(x, weight, eps=1e-6, residual=None, out_dtype=None, backend="auto"):
     """F.rms_norm(x, (x.shape[-1],), weight, eps); with a residual, (F.rms_norm(h), h)
-    for h = x + residual in one pass. By the Triton kernel or PyTorch as `backend` says."""
-    return _norm("rms_norm", x, residual, weight, None, eps, True, backend,
-                 lambda: rms_norm_ref(x, weight, eps, residual))
+    for h = x + residual in one pass; y in out_dtype if given. By the Triton kernel or
+    PyTorch as `backend` says."""
+    return _norm("rms_norm", x, residual, weight, None, eps, True, out_dtype, backend,
+                 lambda: rms_norm_ref(x, weight, eps, residual, out_dtype))

@@ -66,7 +66,15 @@ def test_unknown_variant_is_a_one_line_error(tmp_path):
                        env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode != 0 and 'Traceback' not in p.stderr, p.stderr
     assert p.stderr.strip() == ("error: variants ['kernel eager'] are not among ['baseline eager', 'kernels eager'] "
-                                "(no compiled variants without CUDA)")
+                                "(no compiled or graphed variants without CUDA)")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="graphed variants need CUDA")
+def test_a_graphed_compiled_step_refuses_reduce_overhead(tmp_path):
+    p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', '--compile_mode=reduce-overhead',
+                        '--variants=kernels compiled graphed'], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert p.returncode != 0 and 'Traceback' not in p.stderr, p.stderr
+    assert p.stderr.strip().startswith("error: a 'compiled graphed' variant records its whole step as a CUDA graph")
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a CPU-interpreter run: the GPU machines' torch 2.11 refuses "

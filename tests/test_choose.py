@@ -15,7 +15,7 @@ from model import GPTConfig, measure_kernels
 
 
 def fake_measure(calls):
-    def measure(make, fn, compile, backward):
+    def measure(make, fn, compile, backward, graphed=False):
         calls.append((fn, backward))
         return dict(impl='triton', triton_ms=1.0, torch_ms=2.0, triton_gpu_ms=3.0, torch_gpu_ms=4.0, why=None,
                     failed=False)
@@ -48,11 +48,13 @@ def test_cache_hit_measures_nothing_and_changes_measure_again(tmp_path, monkeypa
     choose.choose(cases(), torch.bfloat16, False, 'cpu', path)  # other dtype
     choose.choose(cases(), torch.float32, True, 'cpu', path)  # compiled
     assert len(calls) == 8
+    choose.choose(cases(), torch.float32, False, 'cpu', path, graphed=True)  # the whole step in a CUDA graph
+    assert len(calls) == 10
     monkeypatch.setattr(torch, '__version__', '0.0.0')  # another PyTorch
     choose.choose(cases(), torch.float32, False, 'cpu', path)
-    assert len(calls) == 10
+    assert len(calls) == 12
     choose.choose(cases(), torch.float32, False, 'cpu', None)  # no cache: always measured
-    assert len(calls) == 12 and len(json.load(open(path))) == 10
+    assert len(calls) == 14 and len(json.load(open(path))) == 12
 
 
 @pytest.mark.parametrize("op, dtype", [("layer_norm", torch.float32), ("swiglu", torch.float32),
@@ -103,14 +105,15 @@ def test_bf16_ops_are_measured_under_autocast_as_the_model_runs_them(device):
     assert got['layer_norm']['why'] is None and got['layer_norm']['torch_ms'] > 0
 
 
-@pytest.mark.parametrize("compile, winner", [(False, 'triton'), (True, 'torch')])
-def test_eager_decides_on_the_loop_time_compiled_on_gpu_time(monkeypatch, compile, winner, device):
+@pytest.mark.parametrize("compile, graphed, winner", [(False, False, 'triton'), (True, False, 'torch'),
+                                                      (False, True, 'torch'), (True, True, 'torch')])
+def test_eager_decides_on_the_loop_time_compiled_or_graphed_on_gpu_time(monkeypatch, compile, graphed, winner, device):
     # Triton: 1 ms per call in a loop, 5 ms of GPU time; PyTorch: 2 ms and 3 ms
     times = iter([(2.0, 3.0), (1.0, 5.0)])  # measure times PyTorch first
     monkeypatch.setattr(choose, '_times', lambda f, inputs, backward, reps: next(times))
     monkeypatch.setattr(torch, 'compile', lambda f: f)  # the decision, not the compiler
     shapes, make, fn = choose.op_cases(['gelu'], 2, 8, 16, 2, None, 65, 64, True, torch.float32, device)['gelu']
-    r = choose.measure(make, fn, compile)
+    r = choose.measure(make, fn, compile, graphed=graphed)
     assert r['impl'] == winner and (r['triton_ms'], r['triton_gpu_ms'], r['torch_ms'], r['torch_gpu_ms']) == (1, 5, 2, 3)
 
 

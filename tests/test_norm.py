@@ -192,6 +192,20 @@ def test_autocast(x_dtype, residual, norm, device):
     check_3way_all(names(residual), res, res_torch, forward_backward(reference(norm), double(args), double(dys)))
 
 
+@pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
+@pytest.mark.parametrize("residual", [False, True], ids=["plain", "residual"])
+@pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16], ids=["out_bf16", "out_fp16"])
+def test_out_dtype(out_dtype, residual, norm, device):
+    # the model under autocast: fp32 stream, y in the next matmul's dtype, its gradient arriving in it
+    args, dys = make_inputs((37, 1000), torch.float32, device, has_bias=norm == "layer_norm", residual=residual)
+    dys[0] = dys[0].to(out_dtype)
+    res = forward_backward(call(norm, "triton", out_dtype=out_dtype), args, dys)
+    res_torch = forward_backward(call(norm, "torch", out_dtype=out_dtype), args, dys)
+    assert res[0][0].dtype == res_torch[0][0].dtype == out_dtype
+    assert all(t.dtype == torch.float32 for t in res[0][1:] + res[1] if t is not None)  # h, the gradients: as the inputs
+    check_3way_all(names(residual), res, res_torch, forward_backward(reference(norm), double(args), double(dys)))
+
+
 # ---------------------------------------------------------------- strided inputs
 
 @pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])

@@ -97,6 +97,25 @@ def test_cuda_graphs_train_as_the_default_compile(data_root, tmp_path):
     for i, loss in losses['default'].items():  # not bitwise: the embedding's backward adds with atomics
         assert abs(losses['reduce-overhead'][i] - loss) < 0.02, losses
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+@pytest.mark.parametrize("compile", [False, True])
+def test_a_step_replayed_from_one_cuda_graph_trains_and_resumes_as_the_plain_one(data_root, tmp_path, compile):
+    """cuda_graph=True (the whole step, Triton kernels in it, replayed from one graph after 3
+    plain steps) follows the plain run's losses through the learning rate's warm-up, which the
+    graph reads from tensors, and through a resume from its checkpoint."""
+    base = [*TINY, f'--data_root={data_root}', '--device=cuda', f'--compile={compile}', '--compile_mode=default',
+            '--kernels=triton', '--log_interval=1', '--eval_interval=20']
+    plain = iter_losses(run('train.py', *base, f'--out_dir={tmp_path}/plain', '--max_iters=40').stdout)
+    first = run('train.py', *base, f'--out_dir={tmp_path}/graph', '--max_iters=20', '--cuda_graph=True').stdout
+    assert "cuda_graph: 18 steps replayed from one CUDA graph (the first 3 ran as they are)" in first, first
+    second = run('train.py', *base, f'--out_dir={tmp_path}/graph', '--max_iters=40', '--cuda_graph=True',
+                 '--init_from=resume').stdout
+    assert "resumed at iter 21" in second and "cuda_graph: 17 steps replayed" in second, second
+    graphed = iter_losses(first) | iter_losses(second)
+    assert sorted(graphed) == sorted(plain) == list(range(41))
+    for i, loss in plain.items():  # not bitwise: the embedding's backward adds with atomics
+        assert abs(graphed[i] - loss) < 0.02, (i, graphed[i], loss)
+
 def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
     p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *TINY, f'--data_root={data_root}',
             f'--out_dir={tmp_path}', '--device=cpu', '--max_iters=10', '--eval_interval=10',
@@ -154,6 +173,8 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--kernels=fast', check=False), 'kernels must be')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--compile=True', '--compile_mode=reduce-overhead',
                    '--gradient_accumulation_steps=2', check=False), 'takes one micro-step per rank')
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--cuda_graph=True', check=False),
+               'cuda_graph=True: it needs CUDA')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--use_triton_mlp=True', check=False),
                'use_triton_mlp=True cannot run')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--optimizer=muon', '--use_triton_newton_schulz=True',

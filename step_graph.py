@@ -1,0 +1,50 @@
+"""
+The whole training step (forward, backward, optimizer) as one CUDA graph.
+
+An eager or compiled step launches a few hundred kernels from Python; the GPU waits
+wherever the host falls behind, and at every step's start after a synchronisation.
+Recorded once as a CUDA graph, the step is replayed with one launch: the GPU runs its
+kernels back to back, and eager models can use kernels whose Python launch path is slow.
+
+What the step reads and writes must stay at fixed addresses: the caller copies each batch
+into the same input tensors and reads results from tensors the step updates in place.
+Nothing in the step may synchronise with the host (no .item(), no data-dependent shapes).
+The optimizer's learning rates become tensors (a replay reads the current value; set them
+with set_lr) and its groups capturable. The first `warmup` calls run the step as it is,
+on the stream the graph is recorded on (lazy initialisation, autotuning and the optimizer's
+state happen there, as CUDA graphs require); the next call records it and replays it.
+"""
+import torch
+
+
+def set_lr(group, lr):
+    """An optimizer group's learning rate: in place where it is a tensor a CUDA graph reads."""
+    if torch.is_tensor(group['lr']):
+        group['lr'].fill_(lr)
+    else:
+        group['lr'] = lr
+
+
+class StepGraph:
+
+    def __init__(self, step, optimizer, warmup=3):
+        self.step, self.optimizer, self.warmup = step, optimizer, warmup
+        self.calls, self.replays, self.graph, self.stream = 0, 0, None, torch.cuda.Stream()
+
+    def __call__(self):
+        self.stream.wait_stream(torch.cuda.current_stream())  # the batch copied in, the learning rate set
+        with torch.cuda.stream(self.stream):
+            if self.graph is None and self.calls >= self.warmup:
+                for group in self.optimizer.param_groups:
+                    group['capturable'] = True  # the step count stays on the GPU (fused AdamW keeps it there anyway)
+                    group['lr'] = torch.tensor(float(group['lr']), device=self.stream.device)
+                self.graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(self.graph, stream=self.stream):
+                    self.step()
+            if self.graph is None:
+                self.step()
+            else:
+                self.graph.replay()
+                self.replays += 1
+        torch.cuda.current_stream().wait_stream(self.stream)
+        self.calls += 1
