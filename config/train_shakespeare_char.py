@@ -27,6 +27,7 @@ min_lr = 1e-4  # learning_rate / 10
 beta2 = 0.99  # a little larger: few tokens per iteration
 warmup_iters = 100
 
-# a model this small leaves the GPU waiting on Python's launches: CUDA graphs replay the step
-# (H100: 15.8 -> 7.0 ms per iteration, docs/perf-notes.md)
-compile_mode = 'reduce-overhead'
+# a model this small leaves the GPU waiting on Python's launches: the whole step (forward,
+# backward, AdamW) replayed from one CUDA graph (H100, per iteration: 15.8 ms compiled, 6.8 ms
+# with compile_mode='reduce-overhead', 2.9 ms so; docs/perf-notes.md)
+cuda_graph = True

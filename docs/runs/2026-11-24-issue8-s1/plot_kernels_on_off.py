@@ -1,7 +1,9 @@
 """The README's kernels-on vs kernels-off plot (issue 8's convergence points), from the logs of
-calls 4-6 in this folder (nvidia-h100-x1, compiled, bf16): left, config/train_shakespeare_char.py
-as it is (5000 iterations, CUDA graphs; kernels='triton' except the attention, which has no
-dropout, against kernels='torch'; call 6); the same without CUDA graphs (call 4) is printed; right, GPT-2 124M on Tiny Shakespeare in GPT-2 BPE, 600 iterations of 12x1024
+calls 4-6 in this folder and call 6 of ../2026-11-24-issue8-s2 (nvidia-h100-x1, compiled, bf16):
+left, config/train_shakespeare_char.py as it is (5000 iterations, the whole step as one CUDA graph;
+kernels='triton' except the attention, which has no dropout, against kernels='torch'; s2's call 6);
+the same with compile_mode='reduce-overhead' (call 6 here) and without CUDA graphs (call 4) is
+printed; right, GPT-2 124M on Tiny Shakespeare in GPT-2 BPE, 600 iterations of 12x1024
 tokens (every Triton kernel against PyTorch, and PyTorch with another seed for the noise). Prints
 the largest and mean gaps between the curves. Run from the repo root:
 $ python docs/runs/2026-11-24-issue8-s1/plot_kernels_on_off.py"""
@@ -24,7 +26,8 @@ def gap(a, b):
     return max(d), sum(d) / len(d)
 
 panels = [('Shakespeare-char config (5000 iterations, dropout 0.2)',
-           [('kernels on', 'call6/train_kernels_triton.log'), ('kernels off', 'call6/train_kernels_torch.log')], (1.4, 2.2)),
+           [('kernels on', '../2026-11-24-issue8-s2/call6/train_kernels_triton.log'),
+            ('kernels off', '../2026-11-24-issue8-s2/call6/train_kernels_torch.log')], (1.4, 2.2)),
           ('GPT-2 124M, Tiny Shakespeare BPE, 12x1024 tokens per iteration',
            [('kernels on', 'call5/gpt2_bpe_triton.log'), ('kernels off', 'call5/gpt2_bpe_torch.log'),
             ('kernels off, another seed', 'call5/gpt2_bpe_torch_seed1338.log')], (4.7, 6.0))]
@@ -41,9 +44,10 @@ for ax, (title, runs, ylim) in zip(axes, panels):
     if 'kernels off, another seed' in curves:
         seeds = gap(off, curves['kernels off, another seed'])
         print(f"  two seeds of PyTorch: largest gap {seeds[0]:.4f}, mean {seeds[1]:.4f}")
-on, off = val_curve('call4/train_kernels_triton.log'), val_curve('call4/train_kernels_torch.log')
-print(f"Shakespeare-char, compile_mode='default' (call 4): on vs off largest gap {gap(on, off)[0]:.4f}, mean "
-      f"{gap(on, off)[1]:.4f}; best val on {min(on.values()):.4f}, off {min(off.values()):.4f}")
+for setting, call in (("compile_mode='reduce-overhead'", 'call6'), ("compile_mode='default'", 'call4')):
+    on, off = val_curve(f'{call}/train_kernels_triton.log'), val_curve(f'{call}/train_kernels_torch.log')
+    print(f"Shakespeare-char, {setting} ({call}): on vs off largest gap {gap(on, off)[0]:.4f}, mean "
+          f"{gap(on, off)[1]:.4f}; best val on {min(on.values()):.4f}, off {min(off.values()):.4f}")
 axes[0].axhline(1.48, color='gray', ls='--', lw=1)
 fig.suptitle('Triton kernels on vs off, H100, compiled, bf16: val loss at every eval')
 fig.tight_layout()
