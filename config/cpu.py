@@ -13,3 +13,4 @@ n_embd = 128
 max_iters = 2000
 lr_decay_iters = 2000
 dropout = 0.0
+cuda_graph = False  # the config's CUDA graph needs a GPU

@@ -15,7 +15,7 @@ from conftest import SHAKESPEARE
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = ['config/train_shakespeare_char.py', '--compile=False', '--n_layer=2', '--n_head=2', '--n_embd=64',
         '--block_size=64', '--batch_size=8', '--eval_iters=5', '--log_interval=10', '--dropout=0.0',
-        '--warmup_iters=10', '--always_save_checkpoint=True']
+        '--warmup_iters=10', '--always_save_checkpoint=True', '--cuda_graph=False']
 
 def script_env(extra=None):
     """The environment the scripts run in here: without the Triton interpreter, so a CPU run
