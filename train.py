@@ -384,7 +384,7 @@ def train_step(batch):
     """One optimizer step on the micro-steps' batches, batch(micro_step) -> (X, Y): forward and
     backward per micro-step (under DDP, gradients are only all-reduced on the last), the
     gradient's norm (clipped), the non-finite check, the optimizer. Its results go into loss_sum
-    and nonfinite in place, and nothing in it waits for the GPU: a CUDA graph can replay it."""
+    and nonfinite in place, and on CUDA nothing in it waits for the GPU: a CUDA graph can replay it."""
     loss_sum.zero_()
     for micro_step in range(gradient_accumulation_steps):
         if ddp:
