@@ -13,6 +13,12 @@ The optimizer's learning rates become tensors (a replay reads the current value;
 with set_lr) and its groups capturable. The first `warmup` calls run the step as it is,
 on the stream the graph is recorded on (lazy initialisation, autotuning and the optimizer's
 state happen there, as CUDA graphs require); the next call records it and replays it.
+
+Under DDP the gradients' all-reduces are recorded too (NCCL's collectives can be). Two
+conditions, both PyTorch's: build DDP with this graph's stream current (its gradient hooks
+run on the stream they were made on, and a recording must hold all the step's work), and
+warm up at least 11 steps (DDP times its first ten synchronised steps with CUDA events the
+host reads back, which a recording cannot hold).
 """
 import torch
 
@@ -27,9 +33,12 @@ def set_lr(group, lr):
 
 class StepGraph:
 
-    def __init__(self, step, optimizer, warmup=3):
+    DDP_WARMUP = 11
+
+    def __init__(self, step, optimizer, warmup=3, stream=None):
         self.step, self.optimizer, self.warmup = step, optimizer, warmup
-        self.calls, self.replays, self.graph, self.stream = 0, 0, None, torch.cuda.Stream()
+        self.calls, self.replays, self.graph = 0, 0, None
+        self.stream = stream or torch.cuda.Stream()
 
     def __call__(self):
         self.stream.wait_stream(torch.cuda.current_stream())  # the batch copied in, the learning rate set

@@ -96,8 +96,8 @@ device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
 compile = True  # torch.compile the model
 compile_mode = 'default'  # torch.compile's mode; 'reduce-overhead': forward and backward replayed as CUDA graphs
-cuda_graph = False  # the whole step (micro-steps, clipping, AdamW) replayed from one CUDA graph (step_graph.py):
-# one CUDA device, no DDP, AdamW, bf16 or fp32, compile_mode='default'
+cuda_graph = False  # the whole step (micro-steps, clipping, AdamW; DDP's all-reduces) replayed from one CUDA graph
+# (step_graph.py): CUDA, AdamW, bf16 or fp32, compile_mode='default'
 seed = 1337
 ddp_timeout = 600  # DDP: seconds a rank waits for the others (a dead or hung rank ends the run); longer than rank 0's eval + save
 # -----------------------------------------------------------------------------
@@ -152,8 +152,8 @@ ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torc
 if ptdtype is None:
     fail(f"dtype must be 'auto', 'float32', 'bfloat16' or 'float16', got {dtype!r}")
 ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
-if cuda_graph:  # what the recorded step cannot hold: another process's collectives, another graph, a host sync
-    why_not = ("it needs CUDA" if device_type != 'cuda' else "not under DDP" if ddp else
+if cuda_graph:  # what the recorded step cannot hold: another graph, a host sync
+    why_not = ("it needs CUDA" if device_type != 'cuda' else
                "optimizer='muon' records CUDA graphs of its own" if optimizer != 'adamw' else
                "compile_mode='reduce-overhead' records CUDA graphs of its own" if compile and compile_mode == 'reduce-overhead'
                else "not with fp16 (its loss scaler is not written for replay)" if ptdtype == torch.float16 else None)
@@ -277,8 +277,13 @@ raw_model = model  # what is saved and what the MFU is computed on
 if compile:
     print("compiling the model... (takes a minute)")
     model = torch.compile(model, mode=compile_mode)
+if cuda_graph:  # made here: DDP must be built on the stream the step is recorded on (step_graph.py)
+    graph_stream = torch.cuda.Stream()
 if ddp:
-    model = DDP(model, device_ids=[ddp_local_rank] if device_type == 'cuda' else None)
+    with torch.cuda.stream(graph_stream) if cuda_graph else nullcontext():
+        model = DDP(model, device_ids=[ddp_local_rank] if device_type == 'cuda' else None)
+    if cuda_graph:  # its weights' broadcast, before the first eval reads them
+        torch.cuda.current_stream().wait_stream(graph_stream)
 
 @torch.no_grad()
 def estimate_loss():
@@ -420,7 +425,8 @@ def train_step(batch):
 
 if cuda_graph:  # the graph reads each micro-step's batch from one place; the batches are copied there first
     inputs = [(torch.empty_like(X), torch.empty_like(Y)) for _ in range(gradient_accumulation_steps)]
-    graphed_step = StepGraph(lambda: train_step(lambda micro_step: inputs[micro_step]), optimizer)
+    graphed_step = StepGraph(lambda: train_step(lambda micro_step: inputs[micro_step]), optimizer,
+                             warmup=StepGraph.DDP_WARMUP if ddp else 3, stream=graph_stream)
 
     def step():
         for micro_step, buffers in enumerate(inputs):

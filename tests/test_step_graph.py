@@ -1,12 +1,15 @@
 """
 step_graph.py: a training step replayed from one CUDA graph does what the step itself does,
-step after step, with a learning rate that changes between replays.
+step after step, with a learning rate that changes between replays, alone and under DDP.
 """
 import os
 import sys
 
 import pytest
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel as DDP
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from step_graph import StepGraph, set_lr
@@ -25,36 +28,48 @@ def test_set_lr_writes_a_tensor_in_place_and_replaces_a_number():
     assert group['lr'] == 0.25
 
 
-def train(make_model, graphed, steps=8, batch=(4, 64), vocab=96):
+def train(make_model, graphed, steps=8, batch=(4, 64), vocab=96, micro_steps=1, ddp=False):
     """The losses and final weights of `steps` AdamW steps (fused, as model.py sets it up on
-    CUDA), the learning rate changed before every step; graphed: through StepGraph."""
+    CUDA), the learning rate changed before every step; graphed: through StepGraph. ddp: the
+    model under DDP, built on the graph's stream as train.py builds it, each rank on its own
+    batches, gradients all-reduced on the last micro-step only."""
     torch.manual_seed(0)
+    stream = torch.cuda.Stream()
     model = make_model().cuda()
+    if ddp:
+        with torch.cuda.stream(stream):
+            model = DDP(model, device_ids=[torch.cuda.current_device()])
+        torch.cuda.current_stream().wait_stream(stream)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
-    data = torch.randint(vocab, (steps, 2, *batch), device='cuda')
-    X, Y = torch.empty_like(data[0, 0]), torch.empty_like(data[0, 1])
+    torch.manual_seed(dist.get_rank() if ddp else 0)
+    data = torch.randint(vocab, (steps, micro_steps, 2, *batch), device='cuda')
+    inputs = torch.empty_like(data[0])
     loss = torch.zeros((), device='cuda')
 
     def step():
-        with torch.autocast('cuda', dtype=torch.bfloat16):
-            _, step_loss = model(X, Y)
-        step_loss.backward()
+        loss.zero_()
+        for micro_step in range(micro_steps):
+            if ddp:
+                model.require_backward_grad_sync = micro_step == micro_steps - 1
+            with torch.autocast('cuda', dtype=torch.bfloat16):
+                _, micro_loss = model(inputs[micro_step, 0], inputs[micro_step, 1])
+            (micro_loss / micro_steps).backward()
+            loss.add_(micro_loss.detach())
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-        loss.copy_(step_loss.detach())
 
-    run = StepGraph(step, optimizer, warmup=2) if graphed else step
+    warmup = StepGraph.DDP_WARMUP if ddp else 2
+    run = StepGraph(step, optimizer, warmup=warmup, stream=stream) if graphed else step
     losses = []
     for i in range(steps):
         for group in optimizer.param_groups:
             set_lr(group, 1e-3 * (i + 1))  # a schedule a graph that baked the rate in would miss
-        X.copy_(data[i, 0])
-        Y.copy_(data[i, 1])
+        inputs.copy_(data[i])
         run()
         losses.append(loss.item())
     if graphed:
-        assert run.replays == steps - 2 and run.graph is not None
-    return losses, [p.detach().clone() for p in model.parameters()]
+        assert run.replays == steps - warmup and run.graph is not None
+    return losses, [p.detach().cpu() for p in model.parameters()]
 
 
 class TinyLM(torch.nn.Module):
@@ -87,3 +102,26 @@ def test_a_gpt_with_each_kernel_set_trains_alike_graphed(kernels):
     assert max(abs(a - b) for a, b in zip(plain[0], graphed[0])) < 1e-3, (plain[0], graphed[0])
     # the embedding's backward adds with atomics: not bit for bit, but the same weights to rounding
     assert max(((a - b).norm() / a.norm()).item() for a, b in zip(plain[1], graphed[1])) < 1e-4
+
+
+def _ddp_rank(rank, world, rendezvous, out):
+    torch.cuda.set_device(rank)
+    dist.init_process_group('nccl', init_method=f'file://{rendezvous}', rank=rank, world_size=world)
+    try:
+        torch.save([train(TinyLM, graphed, steps=14, micro_steps=2, ddp=True) for graphed in (False, True)],
+                   f'{out}.{rank}')
+    finally:
+        dist.destroy_process_group()
+
+
+@cuda_only
+def test_ddp_replays_equal_the_step_bit_for_bit(tmp_path):
+    """Under DDP (a rank per GPU, up to two; one rank still all-reduces through NCCL) the graph
+    holds the last micro-step's all-reduces and the first's lack of them: replays equal the
+    plain DDP step bit for bit on every rank."""
+    world = min(torch.cuda.device_count(), 2)
+    mp.spawn(_ddp_rank, args=(world, tmp_path / 'rendezvous', tmp_path / 'out'), nprocs=world)
+    for rank in range(world):
+        plain, graphed = torch.load(f"{tmp_path / 'out'}.{rank}", weights_only=True)
+        assert plain[0] == graphed[0], (rank, plain[0], graphed[0])
+        assert all(torch.equal(a, b) for a, b in zip(plain[1], graphed[1])), rank

@@ -116,6 +116,25 @@ def test_a_step_replayed_from_one_cuda_graph_trains_and_resumes_as_the_plain_one
     for i, loss in plain.items():  # not bitwise: the embedding's backward adds with atomics
         assert abs(graphed[i] - loss) < 0.02, (i, graphed[i], loss)
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+@pytest.mark.parametrize("compile", [False, True])
+def test_a_ddp_step_replayed_from_one_cuda_graph_trains_as_the_plain_one(data_root, tmp_path, compile):
+    """cuda_graph=True under torchrun (a rank per GPU, up to two), two micro-steps per rank: the
+    graph, recorded after 11 plain steps, holds the all-reduces and follows the plain DDP run."""
+    world = min(torch.cuda.device_count(), 2)
+    base = ['-m torch.distributed.run --standalone', f'--nproc_per_node={world}', 'train.py', *TINY,
+            f'--data_root={data_root}', '--device=cuda', f'--compile={compile}', '--compile_mode=default',
+            '--kernels=triton', '--log_interval=1', '--eval_interval=20', '--max_iters=20',
+            f'--gradient_accumulation_steps={2 * world}']
+    plain = run(' '.join(base), f'--out_dir={tmp_path}/plain').stdout
+    graphed = run(' '.join(base), f'--out_dir={tmp_path}/graph', '--cuda_graph=True').stdout
+    assert "cuda_graph: 10 steps replayed from one CUDA graph (the first 11 ran as they are)" in graphed, graphed
+    assert f"ddp: weights identical on all {world} ranks" in graphed, graphed
+    plain, graphed = iter_losses(plain), iter_losses(graphed)
+    assert sorted(graphed) == sorted(plain) == list(range(21))
+    for i, loss in plain.items():  # not bitwise: the embedding's backward adds with atomics
+        assert abs(graphed[i] - loss) < 0.02, (i, graphed[i], loss)
+
 def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
     p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *TINY, f'--data_root={data_root}',
             f'--out_dir={tmp_path}', '--device=cpu', '--max_iters=10', '--eval_interval=10',
