@@ -5,14 +5,15 @@
 # GPU, then torchrun on N GPUs of the same machine (10 micro-steps per rank at N=4). scaling.py
 # prints each run's tokens/s per GPU (median over iterations 12-25, after the DDP graph's 11
 # warm-up steps), their ratio (target >= 0.90), and the two loss curves.
-# Validated at N=1 on one H100 (call 3): the script runs end to end; the figures mean nothing there.
+# Tried at N=1 on one H100 (call 3): both runs trained and the summary printed, but the two logs shared
+# one name at N=1 (the DDP run overwrote the single one): the names differ now, not rerun since.
 N=${1:-4}
 export PYTHONUNBUFFERED=1
 common="config/train_gpt2.py --data_root=.devdata --dataset=shakespeare --max_iters=25 --eval_interval=1000
         --eval_iters=2 --log_interval=1"
-timeout 280 python train.py $common --out_dir=/tmp/scaling_1 > $OUT/scaling_1gpu.log 2>&1
-echo "[rc=$?]" >> $OUT/scaling_1gpu.log
+timeout 280 python train.py $common --out_dir=/tmp/scaling_single > $OUT/scaling_single.log 2>&1
+echo "[rc=$?]" >> $OUT/scaling_single.log
 timeout 280 python -m torch.distributed.run --standalone --nproc_per_node=$N train.py $common \
-  --out_dir=/tmp/scaling_$N > $OUT/scaling_${N}gpu.log 2>&1
-echo "[rc=$?]" >> $OUT/scaling_${N}gpu.log
-python docs/runs/2026-11-24-issue8-s3/scaling.py $OUT/scaling_1gpu.log $OUT/scaling_${N}gpu.log $N | tee $OUT/scaling.txt
+  --out_dir=/tmp/scaling_ddp$N > $OUT/scaling_ddp$N.log 2>&1
+echo "[rc=$?]" >> $OUT/scaling_ddp$N.log
+python docs/runs/2026-11-24-issue8-s3/scaling.py $OUT/scaling_single.log $OUT/scaling_ddp$N.log $N | tee $OUT/scaling.txt
