@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
 
 import kernels
 import kernels.choose
@@ -222,14 +223,26 @@ class MLP(nn.Module):
             h = kernels.gelu(self.c_fc(x), backend=self.backend)
         return self.dropout(self.c_proj(h))
 
+# what the backward recomputes rather than keeps from the forward: nothing; each MLP (from its
+# input, which is kept: its hidden activations are two thirds of a block's); each whole block
+# (from the residual stream, kept once per block)
+RECOMPUTE = ('none', 'mlp', 'block')
+
+def recomputed(module, *args, dropout):
+    """module(*args) with its activations freed after the forward and recomputed in the backward
+    (its forward runs twice). Dropout's draws are replayed only where there is dropout: reading
+    the random state is a host operation that a CUDA graph cannot record."""
+    return checkpoint(module, *args, use_reentrant=False, preserve_rng_state=dropout > 0)
+
 class Block(nn.Module):
 
-    def __init__(self, config, impl):
+    def __init__(self, config, impl, recompute_mlp=False):
         super().__init__()
         self.ln_1 = make_norm(config, impl)
         self.attn = CausalSelfAttention(config, impl)
         self.ln_2 = make_norm(config, impl)
         self.mlp = MLP(config, impl)
+        self.recompute_mlp, self.dropout = recompute_mlp, config.dropout
 
     def forward(self, x, update, rope=None):
         """x: the residual stream; update: the last sublayer's output, still to be added
@@ -237,15 +250,17 @@ class Block(nn.Module):
         h, x = self.ln_1(x, update)
         update = self.attn(h, rope)
         h, x = self.ln_2(x, update)
-        return x, self.mlp(h)
+        return x, recomputed(self.mlp, h, dropout=self.dropout) if self.recompute_mlp and self.training else self.mlp(h)
 
 class GPT(nn.Module):
 
-    def __init__(self, config, kernels='auto', device_type=None, overrides=None):
+    def __init__(self, config, kernels='auto', device_type=None, overrides=None, recompute='none'):
         super().__init__()
         if config.arch not in ARCH_OPS:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
-        self.config = config
+        if recompute not in RECOMPUTE:
+            raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
+        self.config, self.recompute_blocks = config, recompute == 'block'
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
@@ -254,7 +269,7 @@ class GPT(nn.Module):
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),
             drop=nn.Dropout(config.dropout),
-            h=nn.ModuleList([Block(config, self.kernels) for _ in range(config.n_layer)]),
+            h=nn.ModuleList([Block(config, self.kernels, recompute == 'mlp') for _ in range(config.n_layer)]),
             ln_f=make_norm(config, self.kernels),
         ))
         if config.arch == 'gpt2':
@@ -300,7 +315,8 @@ class GPT(nn.Module):
             rope = (self.rope_cos[:T], self.rope_sin[:T])
         x, update = self.transformer.drop(x), None
         for block in self.transformer.h:
-            x, update = block(x, update, rope)
+            x, update = (recomputed(block, x, update, rope, dropout=self.config.dropout)
+                         if self.recompute_blocks and self.training else block(x, update, rope))
         x, _ = self.transformer.ln_f(x, update)
 
         if targets is not None:  # training: the loss straight from x, the (B, T, vocab_size) logits never made
