@@ -26,7 +26,7 @@ from torch.autograd import DeviceType
 from kernels import newton_schulz
 from kernels.backend import TRITON_AVAILABLE, triton
 from kernels.choose import time_ms
-from model import GPTConfig, GPT, gpu_peak_flops, measure_kernels, mlp_hidden
+from model import GPTConfig, GPT, RECOMPUTE, gpu_peak_flops, measure_kernels, mlp_hidden
 from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
@@ -46,6 +46,7 @@ warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator war
 timed_steps = 30
 steps = None  # the end-to-end table; None: when no other part below is asked for
 variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
+recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'mlp', 'block'); the baselines keep everything
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all
@@ -109,7 +110,8 @@ def build(variant):
         overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache,
                                              graphed=bool(graphed))
     torch.manual_seed(seed)
-    model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides).to(device)
+    model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
+                recompute=recompute if setting == 'kernels' else 'none').to(device)
     model.kernel_timings = timings
     return model, torch.compile(model, mode=compile_mode) if compiled else model
 
@@ -155,6 +157,8 @@ if steps:
     if compile_mode == 'reduce-overhead' and any(v.endswith('compiled graphed') for v in asked):
         raise SystemExit("error: a 'compiled graphed' variant records its whole step as a CUDA graph: "
                          "it takes compile_mode='default', not 'reduce-overhead' (CUDA graphs of its own)")
+    if recompute not in RECOMPUTE:
+        raise SystemExit(f"error: recompute must be one of {RECOMPUTE}, got {recompute!r}")
     chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
         print(f"\n[{i + 1}/{len(chosen)}] {variant}: building, {warmup_steps} warm-up + {timed_steps} timed steps", flush=True)
@@ -183,7 +187,8 @@ if steps:
     results['losses_agree'] = worst <= loss_tolerance
     n_a = lambda v, fmt: 'n/a' if v is None else fmt.format(v)
     table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, random "
-          f"tokens (a new batch each step, the same for every variant), AdamW; median of {timed_steps} steps after "
+          f"tokens (a new batch each step, the same for every variant), AdamW"
+          + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '') + f"; median of {timed_steps} steps after "
           f"{warmup_steps} warm-up; " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '') + f"loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}', 'vs baseline eager',
            'vs baseline compiled', 'memory vs compiled'],

@@ -59,6 +59,7 @@ n_embd = 768
 dropout = 0.0
 bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
+recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'mlp' (each MLP's), 'block' (all)
 kernels = 'auto'  # 'auto' (Triton where it can run and was measured faster), 'triton' or 'torch'
 # per-op overrides: True or False decides the op whatever `kernels` says, None follows it
 use_triton_layer_norm = None
@@ -156,7 +157,10 @@ if cuda_graph:  # what the recorded step cannot hold: another graph, a host sync
     why_not = ("it needs CUDA" if device_type != 'cuda' else
                "optimizer='muon' records CUDA graphs of its own" if optimizer != 'adamw' else
                "compile_mode='reduce-overhead' records CUDA graphs of its own" if compile and compile_mode == 'reduce-overhead'
-               else "not with fp16 (its loss scaler is not written for replay)" if ptdtype == torch.float16 else None)
+               else "not with fp16 (its loss scaler is not written for replay)" if ptdtype == torch.float16
+               else "not with recompute and dropout (the recomputation replays dropout's draws from a random state the host "
+                    "reads when recording, which the replays would not advance)"
+               if recompute != 'none' and dropout > 0 else None)
     if why_not:
         fail(f"cuda_graph=True: {why_not}")
 gpu_name, peak_flops = gpu_peak_flops(device)
@@ -223,7 +227,8 @@ if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides
         dist.broadcast_object_list(decision, src=0)
     overrides, kernel_timings = decision[0]
 try:
-    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides)
+    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides,
+                recompute=recompute)
 except ValueError as e:
     fail(e)
 if ddp:  # every rank runs rank 0's choice: checked once, as a rank that differed would train another model
