@@ -1,12 +1,17 @@
 """Does recompute keep dropout's masks under torch.compile? A compiled GPT (PyTorch's ops,
 dropout 0.1, fp32) with recompute 'none', 'mlp', 'block', the same seed before each forward:
-if the recomputation drew new masks, the gradients would differ by O(1), not by rounding."""
+if the recomputation drew new masks, the gradients would differ by O(1), not by rounding.
+With the argument `fallback_random`, Inductor draws as eager PyTorch does (op by op), so the
+forward's masks cannot differ between the three graphs only because Inductor ordered its random
+kernels differently (call 4, without it: 'block' drew other masks already in the forward)."""
 import os
 import sys
 
 import torch
+import torch._inductor.config
 
 sys.path.insert(0, os.getcwd())
+torch._inductor.config.fallback_random = 'fallback_random' in sys.argv[1:]
 from model import GPT, GPTConfig
 
 cfg = GPTConfig(n_layer=2, n_head=4, n_embd=128, block_size=64, vocab_size=256, dropout=0.1)
