@@ -135,6 +135,12 @@ def test_a_ddp_step_replayed_from_one_cuda_graph_trains_as_the_plain_one(data_ro
     for i, loss in plain.items():  # not bitwise: the embedding's backward adds with atomics
         assert abs(graphed[i] - loss) < 0.02, (i, graphed[i], loss)
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the refusal comes after the CUDA check")
+def test_a_graphed_step_refuses_recompute_with_dropout(data_root, tmp_path):
+    p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--device=cuda', '--max_iters=1',
+            '--cuda_graph=True', '--recompute=mlp', '--dropout=0.1', check=False)
+    user_error(p, 'cuda_graph=True: not with recompute and dropout')
+
 def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
     p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *TINY, f'--data_root={data_root}',
             f'--out_dir={tmp_path}', '--device=cpu', '--max_iters=10', '--eval_interval=10',
@@ -194,6 +200,8 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
                    '--gradient_accumulation_steps=2', check=False), 'takes one micro-step per rank')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--cuda_graph=True', check=False),
                'cuda_graph=True: it needs CUDA')
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--recompute=attention', check=False),
+               "recompute must be one of ('none', 'mlp', 'block')")
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--use_triton_mlp=True', check=False),
                'use_triton_mlp=True cannot run')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--optimizer=muon', '--use_triton_newton_schulz=True',
