@@ -59,7 +59,7 @@ n_embd = 768
 dropout = 0.0
 bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
-recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'mlp' (each MLP's), 'block' (all)
+recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'mlp' (each MLP's), 'block' (each block's)
 kernels = 'auto'  # 'auto' (Triton where it can run and was measured faster), 'triton' or 'torch'
 # per-op overrides: True or False decides the op whatever `kernels` says, None follows it
 use_triton_layer_norm = None
