@@ -14,12 +14,13 @@ logits; without, the last position's logits (sampling).
 """
 import math
 import inspect
+import functools
 from dataclasses import dataclass
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.utils.checkpoint import checkpoint
+from torch.utils.checkpoint import checkpoint, create_selective_checkpoint_contexts
 
 import kernels
 import kernels.choose
@@ -231,8 +232,11 @@ RECOMPUTE = ('none', 'mlp', 'block')
 def recomputed(module, *args, dropout):
     """module(*args) with its activations freed after the forward and recomputed in the backward
     (its forward runs twice). Dropout's draws are replayed only where there is dropout: reading
-    the random state is a host operation that a CUDA graph cannot record."""
-    return checkpoint(module, *args, use_reentrant=False, preserve_rng_state=dropout > 0)
+    the random state is a host operation that a CUDA graph cannot record. The policy is given op
+    by op (selective checkpointing, an empty save list: recompute everything), as under
+    torch.compile plain checkpointing's tags miss the ops inside autograd Functions, our kernels."""
+    return checkpoint(module, *args, use_reentrant=False, preserve_rng_state=dropout > 0,
+                      context_fn=functools.partial(create_selective_checkpoint_contexts, []))
 
 class Block(nn.Module):
 
