@@ -18,7 +18,9 @@ Under DDP the gradients' all-reduces are recorded too (NCCL's collectives can be
 conditions, both PyTorch's: build DDP with this graph's stream current (its gradient hooks
 run on the stream they were made on, and a recording must hold all the step's work), and
 warm up at least 11 steps (DDP times its first ten synchronised steps with CUDA events the
-host reads back, which a recording cannot hold).
+host reads back, which a recording cannot hold). And free the graph (release()) before
+destroy_process_group: NCCL's communicator destroy waits forever on a communicator whose
+kernels a live graph holds (pytorch/pytorch#115388; seen here at 2 ranks, not at 1).
 """
 import torch
 
@@ -57,3 +59,9 @@ class StepGraph:
                 self.replays += 1
         torch.cuda.current_stream().wait_stream(self.stream)
         self.calls += 1
+
+    def release(self):
+        """Free the recorded graph (it holds the NCCL kernels) once training is over."""
+        if self.graph is not None:
+            self.graph.reset()
+            self.graph = None

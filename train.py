@@ -519,6 +519,8 @@ if ddp:  # DDP keeps replicas in step; check it once, cheaply, at the end
         print(f"ddp: weights identical on all {ddp_world_size} ranks (sha256 {digest[:12]})")
     else:
         print(f"ddp: WARNING: weights differ across ranks: {digests}")
+    if cuda_graph:
+        graphed_step.release()  # else destroying the group hangs on the NCCL kernels the graph holds
     del model  # release the DDP wrapper (it holds the process group) before the group goes:
     dist.destroy_process_group()  # otherwise a gloo rank could abort at exit ("terminate called ...")
 if wandb_log and master_process:
