@@ -229,14 +229,17 @@ class MLP(nn.Module):
 # block (from its inputs: the residual stream and the last update)
 RECOMPUTE = ('none', 'mlp', 'block')
 
-def recomputed(module, *args, dropout):
+def recomputed(module, *args, dropout, every_op):
     """module(*args) with its activations freed after the forward and recomputed in the backward
     (its forward runs twice). Dropout's draws are replayed only where there is dropout: reading
-    the random state is a host operation that a CUDA graph cannot record. The policy is given op
-    by op (selective checkpointing, an empty save list: recompute everything), as under
-    torch.compile plain checkpointing's tags miss the ops inside autograd Functions, our kernels."""
-    return checkpoint(module, *args, use_reentrant=False, preserve_rng_state=dropout > 0,
-                      context_fn=functools.partial(create_selective_checkpoint_contexts, []))
+    the random state is a host operation that a CUDA graph cannot record. Under torch.compile,
+    plain checkpointing tags PyTorch's ops but not our kernels (ops inside autograd Functions),
+    whose outputs Inductor then keeps; every_op tags each op (selective checkpointing with an
+    empty save list). The MLP wants it (compiled: 4,311 MiB against 5,178, docs/perf-notes.md);
+    a whole block does not: tagged to the last op, its outputs, the next block's inputs, are
+    recomputed too, the backward redoes the whole forward at once and peaks as if nothing was freed."""
+    context = dict(context_fn=functools.partial(create_selective_checkpoint_contexts, [])) if every_op else {}
+    return checkpoint(module, *args, use_reentrant=False, preserve_rng_state=dropout > 0, **context)
 
 class Block(nn.Module):
 
@@ -254,7 +257,9 @@ class Block(nn.Module):
         h, x = self.ln_1(x, update)
         update = self.attn(h, rope)
         h, x = self.ln_2(x, update)
-        return x, recomputed(self.mlp, h, dropout=self.dropout) if self.recompute_mlp and self.training else self.mlp(h)
+        if self.recompute_mlp and self.training:
+            return x, recomputed(self.mlp, h, dropout=self.dropout, every_op=True)
+        return x, self.mlp(h)
 
 class GPT(nn.Module):
 
@@ -319,7 +324,7 @@ class GPT(nn.Module):
             rope = (self.rope_cos[:T], self.rope_sin[:T])
         x, update = self.transformer.drop(x), None
         for block in self.transformer.h:
-            x, update = (recomputed(block, x, update, rope, dropout=self.config.dropout)
+            x, update = (recomputed(block, x, update, rope, dropout=self.config.dropout, every_op=False)
                          if self.recompute_blocks and self.training else block(x, update, rope))
         x, _ = self.transformer.ln_f(x, update)
 
