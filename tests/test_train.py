@@ -120,7 +120,8 @@ def test_a_step_replayed_from_one_cuda_graph_trains_and_resumes_as_the_plain_one
 @pytest.mark.parametrize("compile", [False, True])
 def test_a_ddp_step_replayed_from_one_cuda_graph_trains_as_the_plain_one(data_root, tmp_path, compile):
     """cuda_graph=True under torchrun (a rank per GPU, up to two), two micro-steps per rank: the
-    graph, recorded after 11 plain steps, holds the all-reduces and follows the plain DDP run."""
+    graph, recorded after 11 plain steps, holds the all-reduces and follows the plain DDP run; the
+    run exits (at 2 ranks, with the graph still alive, destroy_process_group hung: pytorch#115388)."""
     world = min(torch.cuda.device_count(), 2)
     base = ['-m torch.distributed.run --standalone', f'--nproc_per_node={world}', 'train.py', *TINY,
             f'--data_root={data_root}', '--device=cuda', f'--compile={compile}', '--compile_mode=default',
