@@ -47,6 +47,7 @@ timed_steps = 30
 steps = None  # the end-to-end table; None: when no other part below is asked for
 variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
 recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'mlp', 'block'); the baselines keep everything
+autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all
@@ -111,7 +112,8 @@ def build(variant):
                                              graphed=bool(graphed))
     torch.manual_seed(seed)
     model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
-                recompute=recompute if setting == 'kernels' else 'none').to(device)
+                recompute=recompute if setting == 'kernels' else 'none',
+                autocast_residual=autocast_residual and setting == 'kernels').to(device)
     model.kernel_timings = timings
     return model, torch.compile(model, mode=compile_mode) if compiled else model
 
@@ -188,7 +190,8 @@ if steps:
     n_a = lambda v, fmt: 'n/a' if v is None else fmt.format(v)
     table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, random "
           f"tokens (a new batch each step, the same for every variant), AdamW"
-          + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '') + f"; median of {timed_steps} steps after "
+          + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '')
+          + (", the kernels variants' residual stream in bf16" if autocast_residual else '') + f"; median of {timed_steps} steps after "
           f"{warmup_steps} warm-up; " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '') + f"loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}', 'vs baseline eager',
            'vs baseline compiled', 'memory vs compiled'],

@@ -263,13 +263,18 @@ class Block(nn.Module):
 
 class GPT(nn.Module):
 
-    def __init__(self, config, kernels='auto', device_type=None, overrides=None, recompute='none'):
+    def __init__(self, config, kernels='auto', device_type=None, overrides=None, recompute='none',
+                 autocast_residual=False):
         super().__init__()
         if config.arch not in ARCH_OPS:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
         if recompute not in RECOMPUTE:
             raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
         self.config, self.recompute_blocks = config, recompute == 'block'
+        # the residual stream in autocast's dtype (bf16) instead of fp32, as Megatron-LM keeps it by
+        # default: the norms' passes over the stream move 8 bytes per element instead of 12-14, the
+        # blocks keep half the bytes, and the stream's gradient needs no cast before each matmul
+        self.autocast_residual = autocast_residual
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
@@ -323,6 +328,8 @@ class GPT(nn.Module):
         else:
             rope = (self.rope_cos[:T], self.rope_sin[:T])
         x, update = self.transformer.drop(x), None
+        if self.autocast_residual and matmul_dtype(x) is not None:
+            x = x.to(matmul_dtype(x))  # (B, T, C), the stream in bf16 from here on
         for block in self.transformer.h:
             x, update = (recomputed(block, x, update, rope, dropout=self.config.dropout, every_op=False)
                          if self.recompute_blocks and self.training else block(x, update, rope))

@@ -60,6 +60,7 @@ dropout = 0.0
 bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
 recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'mlp' (each MLP's), 'block' (each block's)
+autocast_residual = False  # the residual stream in autocast's dtype (bf16) instead of fp32: fewer bytes per norm, less memory
 kernels = 'auto'  # 'auto' (Triton where it can run and was measured faster), 'triton' or 'torch'
 # per-op overrides: True or False decides the op whatever `kernels` says, None follows it
 use_triton_layer_norm = None
@@ -228,7 +229,7 @@ if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides
     overrides, kernel_timings = decision[0]
 try:
     model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides,
-                recompute=recompute)
+                recompute=recompute, autocast_residual=autocast_residual)
 except ValueError as e:
     fail(e)
 if ddp:  # every rank runs rank 0's choice: checked once, as a rank that differed would train another model

@@ -133,16 +133,21 @@ def test_per_op_overrides_win_over_the_setting(monkeypatch):
         pick_kernels('auto', 'gpt2', 'cuda', overrides=dict(norm=True))
 
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
-def test_bf16_training_step_kernels_on_and_off_agree(arch, device):
+@pytest.mark.parametrize("autocast_residual", [False, True])
+def test_bf16_training_step_kernels_on_and_off_agree(arch, autocast_residual, device):
     """Two training steps under bf16 autocast (forward, backward, AdamW) with every op
-    swapped and with none. Three-way, as in the kernel tests: against the same steps in
-    fp32 with PyTorch's ops, the Triton run's losses and first gradients are at most
-    twice as far off as the PyTorch bf16 run's, plus one bf16 unit of their size.
-    (Weights after an AdamW step are not compared one by one: its first update is
-    about lr * sign(grad), which rounding flips where a gradient is near zero.)"""
+    swapped and with none, the residual stream in fp32 or (autocast_residual) in bf16.
+    Three-way, as in the kernel tests: against the same steps in fp32 with PyTorch's ops,
+    the Triton run's losses and first gradients are at most twice as far off as the
+    PyTorch bf16 run's, plus one bf16 unit of their size. (Weights after an AdamW step
+    are not compared one by one: its first update is about lr * sign(grad), which
+    rounding flips where a gradient is near zero.)"""
     def run(setting, autocast):
         torch.manual_seed(0)
-        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device).to(device)
+        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device,
+                    autocast_residual=autocast_residual).to(device)
+        stream = []  # the residual stream's dtype as the second block receives it
+        model.transformer.h[1].register_forward_pre_hook(lambda module, args: stream.append(args[0].dtype))
         optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), device)
         out = {}
         for step in range(2):
@@ -154,6 +159,7 @@ def test_bf16_training_step_kernels_on_and_off_agree(arch, device):
                 out.update({'grad ' + n: p.grad.clone() for n, p in model.named_parameters()})
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
+        assert set(stream) == {torch.bfloat16 if autocast and autocast_residual else torch.float32}
         return out
 
     ref, torch_bf16, triton_bf16 = run('torch', False), run('torch', True), run('triton', True)
