@@ -299,7 +299,8 @@ class GPT(nn.Module):
         for pn, p in self.named_parameters():  # scaled init of residual projections (GPT-2 paper)
             if pn.endswith('c_proj.weight'):
                 torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
-        print(f"number of parameters: {self.get_num_params() / 1e6:.2f}M")
+        print(f"number of parameters: {self.get_num_params() / 1e6:.2f}M"
+              + (", the residual stream in autocast's dtype" if autocast_residual else ""))
 
     def get_num_params(self, non_embedding=True):
         """Parameter count; position embeddings are left out by default (the token

@@ -82,6 +82,15 @@ def test_gpt2_bpe_dataset_train_and_sample(tmp_path):
             '--start=ROMEO:')
     assert "no meta.json: using GPT-2 BPE" in p.stdout and "ROMEO:" in p.stdout
 
+def test_autocast_residual_reaches_the_model(data_root, tmp_path):
+    """train.py hands autocast_residual to the model (which the model tests check the stream of),
+    and a bf16 run with it trains."""
+    p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--device=cpu',
+            '--dtype=bfloat16', '--autocast_residual=True', '--max_iters=10', '--eval_interval=10')
+    assert "the residual stream in autocast's dtype" in p.stdout
+    losses = iter_losses(p.stdout)
+    assert losses[10] < losses[0], losses
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
 def test_cuda_graphs_train_as_the_default_compile(data_root, tmp_path):
     """compile_mode='reduce-overhead' (forward and backward replayed as CUDA graphs) follows the
