@@ -329,8 +329,8 @@ class GPT(nn.Module):
         else:
             rope = (self.rope_cos[:T], self.rope_sin[:T])
         x, update = self.transformer.drop(x), None
-        if self.autocast_residual and matmul_dtype(x) is not None:
-            x = x.to(matmul_dtype(x))  # (B, T, C), the stream in bf16 from here on
+        if self.autocast_residual:  # (B, T, C), the stream in bf16 from here on (unchanged without autocast)
+            x = x.to(matmul_dtype(x) or x.dtype)
         for block in self.transformer.h:
             x, update = (recomputed(block, x, update, rope, dropout=self.config.dropout, every_op=False)
                          if self.recompute_blocks and self.training else block(x, update, rope))
