@@ -35,9 +35,8 @@ from typing import Tuple
 
 import torch
 import torch.nn.functional as F
-from torch.library import wrap_triton
 
-from kernels.backend import triton, tl, use_triton, for_compile, INTERPRET, TRITON_AVAILABLE
+from kernels.backend import triton, tl, use_triton, for_compile, launch, INTERPRET, TRITON_AVAILABLE
 
 HEAD_DIMS = (16, 32, 64, 128)
 
@@ -348,7 +347,7 @@ def flash_attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causa
     lse = q.new_empty(B, H, T, dtype=torch.float32)
     if o.numel() > 0:
         grid = lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))
-        wrap_triton(_fwd_tuned)[grid](
+        launch(_fwd_tuned)[grid](
             q, k, v, o, lse, *_strides(q, k, v), B, H, T, H // k.shape[1], scale, triton.next_power_of_2(T),
             HEAD_DIM=D, CAUSAL=causal)
     return o.transpose(1, 2), lse
@@ -365,9 +364,9 @@ def _bwd_into(do, q, k, v, o, lse, causal, scale, dq, dkv, head_k, head_v):
     args = (q, k, v, do, lse, delta)
     strides = _strides(q, k, v, do)
     tail = (B, H, T, H // Hkv, scale, triton.next_power_of_2(T))
-    wrap_triton(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](
+    launch(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](
         *args, o.transpose(1, 2), dq, *strides, dq.stride(0), dq.stride(1), *tail, HEAD_DIM=D, CAUSAL=causal)
-    wrap_triton(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
+    launch(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
         *args, dkv, *strides, dkv.stride(0), dkv.stride(1), head_k, head_v, *tail, HEAD_DIM=D, CAUSAL=causal)
 
 def _bwd_inputs(do, q, k, v, o):

@@ -12,11 +12,13 @@ import math
 import functools
 
 import torch
-from torch._library.triton import set_wrap_triton_enabled  # private: eager launches skip the traceable path
+from torch._library.triton import set_wrap_triton_enabled, is_wrap_triton_enabled  # private: eager launches skip the traceable path
+from torch.library import wrap_triton
 
 try:
     import triton
     import triton.language as tl
+    from triton import knobs
     TRITON_AVAILABLE = True
 except ImportError:
     TRITON_AVAILABLE = False
@@ -119,7 +121,7 @@ def row_ranges(M, device, block_m=1, per_sm=4):
     return rows, max(1, -(-M // rows))
 
 def for_compile(name, fake, traceable=True):
-    """Decorator for a launcher whose kernels are launched as wrap_triton(kernel)[grid](...).
+    """Decorator for a launcher whose kernels are launched as launch(kernel)[grid](...).
     Registers it as the op kernels::<name> for torch.compile (one graph node, no graph
     break): with torch.library.triton_op, so that Inductor sees the Triton kernels and
     launches them from its own generated code, without a Python dispatch per call; under
@@ -144,6 +146,79 @@ def for_compile(name, fake, traceable=True):
                 return launcher(*args)
         return call
     return wrap
+
+def launch(kernel):
+    """What the launchers call as launch(kernel)[grid](*args, **meta): wrap_triton's
+    traceable kernel while torch.compile traces them (for_compile), Triton's own launch
+    under the CPU interpreter, and in eager mode the lean launch below."""
+    if is_wrap_triton_enabled():
+        return wrap_triton(kernel)
+    if INTERPRET:
+        return kernel
+    lean = _lean.get(kernel)
+    if lean is None:
+        lean = _lean[kernel] = LeanLaunch(kernel)
+    return lean
+
+_lean = {}
+
+class LeanLaunch:
+    """kernel[grid](*args, **meta) with less host time per launch, for eager steps, where
+    the host's time per launch can set the step's pace (docs/perf-notes.md). Triton's own
+    launch binds and specialises every argument, builds its cache key as a string and
+    calls two empty launch hooks each time; an autotuner adds its own key. Here the first
+    launch for each key goes through Triton (compiling, autotuning) and the compiled kernel
+    it returns is kept under a key of what Triton specialises on, computed more cheaply:
+    each tensor's dtype and 16-byte alignment, each int's equality to 1, divisibility by 16
+    and type (i32, i64, u64), other arguments (constexprs, an autotuner's key, bools) and meta by value.
+    The key is at least as fine as Triton's, so the kernel found is the one Triton would
+    launch. Launch hooks (Triton's profilers) take Triton's path."""
+
+    def __init__(self, kernel):
+        autotuner = isinstance(kernel, triton.runtime.Autotuner)
+        jit = kernel.fn if autotuner else kernel
+        if autotuner and any(c.pre_hook for c in kernel.configs):
+            raise ValueError(f"{jit.__name__}: a config's pre_hook needs Triton's own launch")
+        self.kernel, self.autotuner, self.names = kernel, autotuner, jit.arg_names
+        exact = {p.name for p in jit.params if p.is_constexpr} | set(kernel.keys if autotuner else ())
+        self.by_value = [name in exact for name in self.names]
+        self.defaults = {p.name: p.default for p in jit.params if p.has_default}
+        self.compiled = {}
+
+    def __getitem__(self, grid):
+        return lambda *args, **meta: self.run(grid, args, meta)
+
+    def run(self, grid, args, meta):
+        device = torch.cuda.current_device()
+        key = (device, *meta.items(), *map(_specialised, args, self.by_value))
+        hit = self.compiled.get(key)
+        if hit is None or knobs.runtime.launch_enter_hook.calls or knobs.runtime.launch_exit_hook.calls:
+            return self._through_triton(key, grid, args, meta)
+        run, function, metadata, rest = hit
+        if callable(grid):
+            grid = grid(dict(zip(self.names, (*args, *rest))))
+        run(grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1,
+            torch._C._cuda_getCurrentRawStream(device), function, metadata, None, None, None, *args, *rest)
+
+    def _through_triton(self, key, grid, args, meta):
+        compiled = self.kernel[grid](*args, **meta)
+        if key not in self.compiled and compiled is not None:
+            given = {**self.defaults, **meta, **(self.kernel.best_config.all_kwargs() if self.autotuner else {})}
+            # the parameters after the positional ones, as the C launcher takes them (constexprs included)
+            rest = tuple(given[name] for name in self.names[len(args):])
+            self.compiled[key] = (compiled.run, compiled.function, compiled.packed_metadata, rest)
+
+def _specialised(arg, by_value):
+    """What Triton specialises an argument on, or the argument itself."""
+    if by_value:
+        return arg
+    if isinstance(arg, torch.Tensor):
+        return arg.dtype, arg.data_ptr() % 16 == 0
+    if isinstance(arg, int) and not isinstance(arg, bool):
+        return arg == 1, arg % 16 == 0, -2**31 <= arg < 2**31, arg < 2**63  # i32, i64 or u64
+    if isinstance(arg, float):
+        return float
+    return arg
 
 @functools.lru_cache(maxsize=None)
 def _sm_count(device_index):

@@ -24,9 +24,8 @@ from typing import Optional, Tuple
 
 import torch
 import torch.nn.functional as F
-from torch.library import wrap_triton
 
-from kernels.backend import triton, tl, use_triton, as_rows, for_compile
+from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch
 
 APPROXIMATIONS = ("none", "tanh")
 
@@ -123,7 +122,7 @@ def gelu_fwd(x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str) ->
     y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     if y.numel() > 0:
         grid, meta = _grid(M, N, 'fwd')
-        wrap_triton(_gelu_fwd_kernel)[grid](
+        launch(_gelu_fwd_kernel)[grid](
             x2, x2 if bias is None else bias.contiguous(), y, M, N, x2.stride(0),
             HAS_BIAS=bias is not None, TANH=approximate == "tanh", **meta)
     return y
@@ -143,7 +142,7 @@ def gelu_bwd(dy: torch.Tensor, x: torch.Tensor, bias: Optional[torch.Tensor], ap
     grid, meta = _grid(M, N, 'bwd')
     partial = torch.empty((0, 0) if bias is None else (grid[0], N), dtype=torch.float32, device=x.device)
     if dx.numel() > 0:  # with no rows, partial is (0, N) and sums to zeros
-        wrap_triton(_gelu_bwd_kernel)[grid](
+        launch(_gelu_bwd_kernel)[grid](
             dy2, x2, x2 if bias is None else bias.contiguous(), dx, partial, M, N, dy2.stride(0), x2.stride(0),
             HAS_BIAS=bias is not None, TANH=approximate == "tanh", **meta)
     return dx, partial.sum(0)

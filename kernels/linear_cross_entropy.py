@@ -26,9 +26,8 @@ from typing import Optional, Tuple
 
 import torch
 import torch.nn.functional as F
-from torch.library import wrap_triton
 
-from kernels.backend import triton, tl, use_triton, as_rows, for_compile, INTERPRET, TRITON_AVAILABLE
+from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch, INTERPRET, TRITON_AVAILABLE
 
 if TRITON_AVAILABLE:
     from triton.language.extra import libdevice
@@ -196,7 +195,7 @@ def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: tor
     for start in range(0, N, rows):
         x_chunk = x[start:start + rows]
         g = torch.mm(x_chunk, weight.T, out=logits[:x_chunk.shape[0]])  # (C, V) logits, then their gradient in place
-        wrap_triton(_linear_cross_entropy_fwd_kernel)[(g.shape[0],)](
+        launch(_linear_cross_entropy_fwd_kernel)[(g.shape[0],)](
             g, targets[start:start + rows], loss_rows[start:start + rows], V, g.stride(0), ignore_index,
             1.0 if softcap is None else softcap, z_loss, SOFTCAP=softcap is not None, LIBDEVICE=not INTERPRET,
             PRECISE=not INTERPRET and x.dtype == torch.float32, BLOCK_V=BLOCK_V, SEGMENT=SEGMENT,
@@ -221,7 +220,7 @@ def linear_cross_entropy_bwd(dx: torch.Tensor, dweight: torch.Tensor, scale: tor
         raise ValueError("linear_cross_entropy_bwd: a 0-d fp32 scale and contiguous gradients, please")
     outs = torch.empty_like(dx), torch.empty_like(dweight, dtype=weight_dtype)
     for grad, out in zip((dx, dweight), outs):
-        wrap_triton(_linear_cross_entropy_bwd_kernel)[(triton.cdiv(grad.numel(), SCALE_BLOCK),)](
+        launch(_linear_cross_entropy_bwd_kernel)[(triton.cdiv(grad.numel(), SCALE_BLOCK),)](
             grad, scale, out, grad.numel(), BLOCK=SCALE_BLOCK)
     return outs
 

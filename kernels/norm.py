@@ -32,9 +32,8 @@ from typing import Optional, Tuple
 
 import torch
 import torch.nn.functional as F
-from torch.library import wrap_triton
 
-from kernels.backend import triton, tl, use_triton, as_rows, row_ranges, for_compile
+from kernels.backend import triton, tl, use_triton, as_rows, row_ranges, for_compile, launch
 
 MAX_WIDTH = 65536  # a row must fit in one program's registers
 # The norms CUDA autocast runs in fp32, asked of this torch's dispatcher: layer_norm is
@@ -210,7 +209,7 @@ def norm_fwd(x: torch.Tensor, residual: Optional[torch.Tensor], weight: torch.Te
     rstd = torch.empty(M, dtype=torch.float32, device=x.device)
     if M > 0:
         programs, rows_per_program, meta = _launch(M, N, max(x.element_size(), r2.element_size()), x.device, 'fwd')
-        wrap_triton(_norm_fwd_kernel)[(programs,)](
+        launch(_norm_fwd_kernel)[(programs,)](
             x2, r2, weight.contiguous(), weight if bias is None else bias.contiguous(), y, h, mean, rstd,
             M, N, x2.stride(0), r2.stride(0), eps, rows_per_program,
             IS_RMS=is_rms, HAS_RESIDUAL=residual is not None, HAS_BIAS=bias is not None, **meta)
@@ -236,7 +235,7 @@ def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, 
     if M == 0:
         partial.zero_()
     else:
-        wrap_triton(_norm_bwd_kernel)[(programs,)](
+        launch(_norm_bwd_kernel)[(programs,)](
             dy2, h2, dho2, weight.contiguous(), mean, rstd, dh, partial[0], partial[-1],
             M, N, h2.stride(0), dy2.stride(0), dho2.stride(0), rows_per_program,
             IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias, **meta)

@@ -20,9 +20,8 @@ both is one call on the (B, H_q + H_kv, T, D) view of the qkv tensor); D even;
 cos and sin have no gradient. Output contiguous.
 """
 import torch
-from torch.library import wrap_triton
 
-from kernels.backend import triton, tl, use_triton, for_compile
+from kernels.backend import triton, tl, use_triton, for_compile, launch
 
 def rotary_tables(head_dim, max_len, theta=10000.0):
     """cos and sin of shape (max_len, head_dim/2) for rotate-half rotary embeddings."""
@@ -82,7 +81,7 @@ def _rotate_into(x, cos, sin, y, inverse, n_rot):
     """y (B, H, T, D), any strides with a contiguous head dim: x's first n_rot heads turned, the rest copied."""
     B, H, T, D = x.shape
     if y.numel() > 0:
-        wrap_triton(_rotary_kernel)[(B * H, triton.cdiv(T, BLOCK_T))](
+        launch(_rotary_kernel)[(B * H, triton.cdiv(T, BLOCK_T))](
             x, cos.float().contiguous(), sin.float().contiguous(), y,
             H, T, D // 2, n_rot, *x.stride()[:3], *y.stride()[:3],
             INVERSE=inverse, BLOCK_T=BLOCK_T, BLOCK_D=triton.next_power_of_2(D // 2), num_warps=NUM_WARPS)

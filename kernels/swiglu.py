@@ -14,9 +14,8 @@ from typing import Tuple
 
 import torch
 import torch.nn.functional as F
-from torch.library import wrap_triton
 
-from kernels.backend import triton, tl, use_triton, as_rows, for_compile
+from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch
 
 def swiglu_ref(gate, up):
     return F.silu(gate) * up
@@ -77,7 +76,7 @@ def swiglu_fwd(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
     y = torch.empty(gate.shape, dtype=torch.promote_types(gate.dtype, up.dtype), device=gate.device)
     if y.numel() > 0:
         grid, block = _grid(*a.shape)
-        wrap_triton(_swiglu_fwd_kernel)[grid](
+        launch(_swiglu_fwd_kernel)[grid](
             a, b, y, a.shape[1], a.stride(0), b.stride(0), BLOCK_N=block, num_warps=NUM_WARPS)
     return y
 
@@ -93,7 +92,7 @@ def swiglu_bwd(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor) -> Tuple[
     db = torch.empty(up.shape, dtype=up.dtype, device=up.device)
     if da.numel() > 0:
         grid, block = _grid(*a.shape)
-        wrap_triton(_swiglu_bwd_kernel)[grid](
+        launch(_swiglu_bwd_kernel)[grid](
             dy2, a, b, da, db, a.shape[1], dy2.stride(0), a.stride(0), b.stride(0), BLOCK_N=block, num_warps=NUM_WARPS)
     return da, db
 

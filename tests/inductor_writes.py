@@ -27,9 +27,9 @@ except ImportError:  # torch 2.11, on the GPU machines
     from torch._higher_order_ops.triton_kernel_wrap import identify_mutated_tensors  # noqa: E402
     _analysed = lambda kernel, named: identify_mutated_tensors(kernel, named, {})
 
-# every kernels/ module that launches through wrap_triton (torch.compile's path), each run below
+# every kernels/ module whose launches go through backend.launch (wrap_triton under torch.compile), each run below
 LAUNCHING = sorted(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(ROOT, "kernels", "*.py"))
-                   if "wrap_triton(" in open(path).read() and not path.endswith("backend.py"))
+                   if "launch(" in open(path).read() and not path.endswith("backend.py"))
 modules = {name: importlib.import_module(f"kernels.{name}") for name in LAUNCHING}
 
 
@@ -63,7 +63,7 @@ def call(launcher, *args):
 
 
 for module in modules.values():
-    module.wrap_triton = _Recorder
+    module.launch = _Recorder
 
 
 def written(kernel, args, kwargs, inputs):

@@ -1,0 +1,121 @@
+"""
+Tests of the lean eager launch (kernels/backend.py, LeanLaunch): its key is at least as
+fine as Triton's own specialisation (on the CPU, against Triton's specialiser), and on
+CUDA it launches what kernel[grid](...) would: the same results, a new compiled kernel
+wherever Triton would compile one, Triton's path where launch hooks are set, and the
+autotuner's choice with a grid computed from it. Every other kernel test also runs through
+it on CUDA (the ops launch that way in eager mode).
+"""
+import itertools
+
+import pytest
+import torch
+
+import kernels.backend as backend
+from kernels.backend import triton, tl, TRITON_AVAILABLE, INTERPRET
+
+pytestmark = pytest.mark.skipif(not TRITON_AVAILABLE, reason="needs Triton")
+cuda = pytest.mark.skipif(not torch.cuda.is_available() or INTERPRET, reason="the lean launch runs compiled kernels on CUDA")
+
+
+def test_key_is_as_fine_as_tritons():
+    """Two arguments with one key are specialised alike by Triton (native_specialize_impl)."""
+    from triton._C.libtriton import native_specialize_impl
+    from triton.backends.compiler import BaseBackend
+    buffer = torch.zeros(64)
+    args = [0, 1, 2, 15, 16, 17, 32, -1, -16, 2**31 - 16, 2**31, 2**32, 2**40 + 1, 2**63 - 16, 2**63, 2**64 - 1,
+            0.0, 1.0, -2.5, 1e300, True, False, None,
+            buffer, buffer[1:], buffer[4:], buffer.half(), buffer.half()[8:], buffer.half()[3:], buffer.bfloat16()]
+    spec = lambda a: native_specialize_impl(BaseBackend, a, False, True, True)
+    for a, b in itertools.combinations(args, 2):
+        if backend._specialised(a, False) == backend._specialised(b, False):
+            assert spec(a) == spec(b), (a, b)
+    assert backend._specialised(16, True) == 16  # constexprs and an autotuner's key: by value
+
+
+if TRITON_AVAILABLE:
+    @triton.jit
+    def _axpb_kernel(X,  # (n,) in
+                     Y,  # (n,) out: a x + b
+                     n, a, b: tl.constexpr, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(X + offs, mask=offs < n).to(tl.float32)
+        tl.store(Y + offs, (a * x + b).to(Y.dtype.element_ty), mask=offs < n)
+
+    _axpb_tuned = triton.autotune([triton.Config({'BLOCK': 64}, num_warps=2), triton.Config({'BLOCK': 256}, num_warps=4)],
+                                  key=['n'])(_axpb_kernel)
+
+
+@pytest.fixture
+def runs(monkeypatch):
+    """The JIT function's runs (Triton's own launches) as they happen: a list of n."""
+    seen = []
+    run = _axpb_kernel.run
+    monkeypatch.setattr(_axpb_kernel, "run", lambda *args, **kw: seen.append(args[2]) or run(*args, **kw))
+    return seen
+
+
+def axpb(lean, x, a, b, block=None, grid=None):
+    y = torch.empty_like(x)
+    meta = {} if block is None else dict(BLOCK=block)
+    lean[grid or (triton.cdiv(x.numel(), block),)](x, y, x.numel(), a, b, **meta)
+    return y
+
+
+@cuda
+def test_lean_launch_runs_what_triton_would(runs):
+    lean = backend.LeanLaunch(_axpb_kernel)
+    x = torch.randn(1000, device="cuda")
+    for _ in range(3):
+        torch.testing.assert_close(axpb(lean, x, 2.0, 1, 128), 2 * x + 1, rtol=0, atol=0)
+    assert runs == [1000] and len(lean.compiled) == 1  # compiled once, then launched directly
+    # each of these is specialised differently by Triton: a new entry, launched by Triton first
+    cases = [(x[1:], 2.0, 1, 128), (x[:1], 2.0, 1, 128), (x[:992], 2.0, 1, 128), (x.half(), 2.0, 1, 128),
+             (x, 2.0, 3, 128), (x, 2.0, 1, 64)]
+    for i, (xi, a, b, block) in enumerate(cases):
+        for _ in range(2):
+            torch.testing.assert_close(axpb(lean, xi, a, b, block), (a * xi.float() + b).to(xi.dtype), rtol=0, atol=0)
+        assert len(runs) == 2 + i and len(lean.compiled) == 2 + i
+    torch.testing.assert_close(axpb(lean, x, -0.5, 1, 128), -0.5 * x + 1, rtol=0, atol=0)  # a float: not specialised
+    assert len(runs) == 1 + len(cases) and len(lean.compiled) == 1 + len(cases)
+
+
+@cuda
+def test_lean_launch_leaves_hooks_their_launches(runs):
+    lean = backend.LeanLaunch(_axpb_kernel)
+    x = torch.randn(300, device="cuda")
+    axpb(lean, x, 1.0, 0, 128)
+    hooked = []
+    triton.knobs.runtime.launch_enter_hook.add(hooked.append)
+    try:
+        torch.testing.assert_close(axpb(lean, x, 1.0, 0, 128), x, rtol=0, atol=0)
+    finally:
+        triton.knobs.runtime.launch_enter_hook.remove(hooked.append)
+    assert len(hooked) == 1 and len(runs) == 2
+
+
+@cuda
+def test_lean_launch_takes_the_autotuners_choice(runs):
+    lean = backend.LeanLaunch(_axpb_tuned)
+    grid = lambda meta: (triton.cdiv(meta['n'], meta['BLOCK']),)  # from the chosen config and a named argument
+    for n in (5000, 70, 5000, 70):
+        x = torch.randn(n, device="cuda")
+        torch.testing.assert_close(axpb(lean, x, 3.0, 2, grid=grid), 3 * x + 2, rtol=0, atol=0)
+    assert len(lean.compiled) == 2  # one per autotuner key
+    for key, (*_, rest) in lean.compiled.items():
+        assert rest in ((64,), (256,))  # the parameters after the positional ones: the config's BLOCK
+
+
+def test_launch_is_wrap_triton_while_tracing():
+    """Under torch.compile's tracing (wrap_triton enabled) launch() gives wrap_triton's
+    traceable kernel; in eager launchers (disabled), the lean launch or, in the CPU
+    interpreter, the kernel itself."""
+    from torch._higher_order_ops.triton_kernel_wrap import TraceableTritonKernelWrapper
+    from torch._library.triton import set_wrap_triton_enabled
+    with set_wrap_triton_enabled(True):  # (the interpreter's wrap_triton gives the kernel itself)
+        traced = backend.launch(_axpb_kernel)
+        assert traced is _axpb_kernel if INTERPRET else isinstance(traced, TraceableTritonKernelWrapper)
+    with set_wrap_triton_enabled(False):
+        eager = backend.launch(_axpb_kernel)
+        assert eager is (_axpb_kernel if INTERPRET else backend.launch(_axpb_kernel))
+        assert INTERPRET or isinstance(eager, backend.LeanLaunch)
