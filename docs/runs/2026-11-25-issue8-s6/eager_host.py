@@ -154,7 +154,8 @@ def profile():
     stats.sort_stats('cumulative').print_stats(45)
 
 
-launch_costs()
-steps()
-if not quick:
-    profile()
+if __name__ == '__main__':
+    launch_costs()
+    steps()
+    if not quick:
+        profile()
