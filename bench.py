@@ -109,7 +109,8 @@ def build(variant):
     overrides, timings = None, None
     if setting == 'kernels' and cuda:
         overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache,
-                                             graphed=bool(graphed))
+                                             graphed=bool(graphed),
+                                             model_args=dict(recompute=recompute, autocast_residual=autocast_residual))
     torch.manual_seed(seed)
     model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
                 recompute=recompute if setting == 'kernels' else 'none',

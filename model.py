@@ -94,7 +94,8 @@ def pick_kernels(setting, arch, device_type, dropout=0.0, overrides=None):
         impl[op] = 'triton' if use and op in TRITON_OPS else 'torch'
     return impl, reason
 
-def measure_kernels(config, batch_size, dtype, device, compile, cache_path, overrides=None, backward=True, graphed=False):
+def measure_kernels(config, batch_size, dtype, device, compile, cache_path, overrides=None, backward=True, graphed=False,
+                    model_args=None):
     """kernels='auto' measured on this GPU (kernels/choose.py), for the ops of config.arch
     that `overrides` (the user's use_triton_<name>) leaves at None: each op at batch_size x
     block_size, forward + backward (forward only for sampling: backward=False), Triton vs
@@ -102,7 +103,8 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     step_graph.py; both decide on GPU time). Prints one line per op with both times. Returns (the overrides to build GPT
     with: the user's where set, the faster implementation elsewhere; the timings {op:
     dict(impl, triton_ms, torch_ms, why, failed)}). Not measured: attention with dropout (only SDPA
-    has it) and, without backward, the loss (sampling makes no loss)."""
+    has it) and, without backward, the loss (sampling makes no loss). An eager training step is
+    then checked whole (eager_step_choice; model_args: GPT's other arguments, as it will be built)."""
     overrides = dict(overrides or {})
     name_of = {op: name for name, ops in OVERRIDES.items() for op in ops}
     ops = [op for op in ARCH_OPS[config.arch] if overrides.get(name_of[op]) is None
@@ -118,7 +120,62 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
             f" (per call in a loop: Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms; "
             f"GPU time alone: {r['triton_gpu_ms'] or float('nan'):.3f} ms, {r['torch_gpu_ms']:.3f} ms)")
         print(f"  {'WARNING: ' if r['failed'] else ''}{op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
+    if backward and not compile and not graphed:
+        overrides = eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, timings,
+                                      {name_of[op]: op for op in timings}, model_args or {})
     return overrides, timings
+
+def eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, timings, op_of, model_args):
+    """The overrides for an eager training step. Its host runs ahead of the GPU where it can, so
+    one op's launch overhead hides behind another's GPU time and the ops' times per call in a
+    loop (by which `overrides` chose) do not add up to the step's: on the H100's host, GPT-2's
+    eager step with the ops chosen by their GPU time alone ran in 30.3 ms against 33.6 ms as
+    chosen per call (docs/perf-notes.md), and on a slower host the other way round. Where the
+    two choices differ, a forward + backward step of each is timed and the faster kept;
+    measured once per GPU, libraries, model and batch (cached at cache_path)."""
+    by_gpu = dict(overrides)
+    for name, op in op_of.items():
+        r = timings[op]
+        if not r['failed'] and r['triton_gpu_ms'] is not None:
+            by_gpu[name] = r['triton_gpu_ms'] < r['torch_gpu_ms']
+    if by_gpu == overrides:
+        return overrides
+    triton_ops = lambda choice: ', '.join(op for name, op in op_of.items() if choice[name]) or 'none'
+    shapes = (f"{config} x {batch_size} {sorted(model_args.items())}: Triton for {triton_ops(by_gpu)} "
+              f"or {triton_ops(overrides)}")
+    key = kernels.choose.cache_key('eager step', shapes, dtype, False, True, torch.device(device))
+    cache = kernels.choose.load_cache(cache_path)
+    if key not in cache:
+        try:
+            cache[key] = dict(by_gpu_ms=_eager_step_ms(config, batch_size, dtype, device, by_gpu, model_args),
+                              per_call_ms=_eager_step_ms(config, batch_size, dtype, device, overrides, model_args))
+        except torch.OutOfMemoryError:
+            print("kernels: no memory to time two training steps; the ops stay chosen per call")
+            return overrides
+        kernels.choose.save_cache(cache_path, cache)
+    r = cache[key]
+    faster = r['by_gpu_ms'] < r['per_call_ms']
+    print(f"kernels: the eager step (forward + backward) with Triton for {triton_ops(by_gpu)} (the ops' GPU time) "
+          f"{r['by_gpu_ms']:.2f} ms, for {triton_ops(overrides)} (per call) {r['per_call_ms']:.2f} ms: "
+          f"{'the first' if faster else 'the second'}")
+    return by_gpu if faster else overrides
+
+def _eager_step_ms(config, batch_size, dtype, device, overrides, model_args):
+    """Median ms of an eager forward + backward on random tokens, by a model built with these overrides."""
+    model = GPT(config, kernels='auto', device_type=torch.device(device).type, overrides=overrides, **model_args).to(device)
+    idx = torch.randint(config.vocab_size, (batch_size, config.block_size), device=device)
+
+    def step():
+        with torch.autocast(torch.device(device).type, dtype=dtype, enabled=dtype != torch.float32):
+            _, loss = model(idx, idx)
+        loss.backward()
+        model.zero_grad(set_to_none=True)
+    try:
+        return kernels.choose.time_ms(step, reps=15, warmup=3)
+    finally:
+        del model, step
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
 # The norms take the residual stream x and the last sublayer's output, not yet added
 # to it, and return (norm(x + update), x + update): the add rides along with the

@@ -223,7 +223,8 @@ overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
 kernel_timings = None
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
     decision = [measure_kernels(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache, overrides,
-                                graphed=cuda_graph) if master_process else None]
+                                graphed=cuda_graph, model_args=dict(recompute=recompute, autocast_residual=autocast_residual))
+                if master_process else None]
     if ddp:
         dist.broadcast_object_list(decision, src=0)
     overrides, kernel_timings = decision[0]

@@ -36,7 +36,8 @@ from typing import Tuple
 import torch
 import torch.nn.functional as F
 
-from kernels.backend import triton, tl, use_triton, for_compile, launch, INTERPRET, TRITON_AVAILABLE
+from kernels.backend import (triton, tl, use_triton, for_compile, launch, cdiv, next_power_of_2, INTERPRET,
+                             TRITON_AVAILABLE)
 
 HEAD_DIMS = (16, 32, 64, 128)
 
@@ -346,9 +347,9 @@ def flash_attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causa
     o = q.new_empty(B, T, H, D)  # heads side by side in memory, returned as a (B, H, T, D) view
     lse = q.new_empty(B, H, T, dtype=torch.float32)
     if o.numel() > 0:
-        grid = lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))
+        grid = lambda meta: (B * H, cdiv(T, meta['BLOCK_M']))
         launch(_fwd_tuned)[grid](
-            q, k, v, o, lse, *_strides(q, k, v), B, H, T, H // k.shape[1], scale, triton.next_power_of_2(T),
+            q, k, v, o, lse, *_strides(q, k, v), B, H, T, H // k.shape[1], scale, next_power_of_2(T),
             HEAD_DIM=D, CAUSAL=causal)
     return o.transpose(1, 2), lse
 
@@ -363,10 +364,10 @@ def _bwd_into(do, q, k, v, o, lse, causal, scale, dq, dkv, head_k, head_v):
     delta = torch.empty_like(lse)
     args = (q, k, v, do, lse, delta)
     strides = _strides(q, k, v, do)
-    tail = (B, H, T, H // Hkv, scale, triton.next_power_of_2(T))
-    launch(_dq_tuned)[lambda meta: (B * H, triton.cdiv(T, meta['BLOCK_M']))](
+    tail = (B, H, T, H // Hkv, scale, next_power_of_2(T))
+    launch(_dq_tuned)[lambda meta: (B * H, cdiv(T, meta['BLOCK_M']))](
         *args, o.transpose(1, 2), dq, *strides, dq.stride(0), dq.stride(1), *tail, HEAD_DIM=D, CAUSAL=causal)
-    launch(_dkdv_tuned)[lambda meta: (B * Hkv, triton.cdiv(T, meta['BLOCK_N']))](
+    launch(_dkdv_tuned)[lambda meta: (B * Hkv, cdiv(T, meta['BLOCK_N']))](
         *args, dkv, *strides, dkv.stride(0), dkv.stride(1), head_k, head_v, *tail, HEAD_DIM=D, CAUSAL=causal)
 
 def _bwd_inputs(do, q, k, v, o):

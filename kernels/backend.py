@@ -105,6 +105,15 @@ def use_triton(op, backend, *tensors, limit=None):
         say_once(f"{op}: using PyTorch ({unsupported})")
     return False
 
+def cdiv(a, b):
+    """triton.cdiv for the host: Triton's is a constexpr function whose wrapper costs ~2 us
+    a call, a launch's share of host time in an eager step."""
+    return -(-a // b)
+
+def next_power_of_2(n):
+    """triton.next_power_of_2 for the host (0 for 0, as Triton's), without its wrapper."""
+    return 1 << (n - 1).bit_length() if n > 0 else 0
+
 def as_rows(t):
     """t (..., N) as an (M, N) view with contiguous columns, copying only if it must:
     the kernels take any row stride but need unit column stride."""

@@ -8,8 +8,11 @@ fails, or is far off, loses). Then, for an eager model, the faster per call in a
 back-to-back calls wins (the larger of the host's and the GPU's time: what the op adds to
 an eager step); for a compiled one, or one whose whole step is replayed from a CUDA graph
 (step_graph.py), the one of less GPU time (CUDA graph replay), as such a step launches
-without Python between ops. Deciding eager models on GPU time made GPT-2's eager step
-23% slower on the H100, and compiled ones on the loop time 7% slower (docs/perf-notes.md).
+without Python between ops. Deciding compiled ones on the loop time made GPT-2's step 7%
+slower on the H100. For eager steps neither rule holds on every host (an op's launch overhead
+can hide behind another's GPU time: deciding on GPU time made GPT-2's eager step 23% slower on
+the H100 once, and 10% faster with the lean launch), so model.py times the eager training step
+with both choices where they differ (eager_step_choice; docs/perf-notes.md).
 Decisions are cached in a JSON file keyed by the GPU, the torch and triton versions, the
 op, its shapes, the dtype, compile and graphed, so a second start measures nothing.
 """
@@ -181,10 +184,7 @@ def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backw
     reason = why_not_triton_on(device.type)
     if reason:
         return {op: dict(impl='torch', triton_ms=None, torch_ms=None, why=reason, failed=False) for op in cases}
-    cache = {}
-    if cache_path and os.path.exists(cache_path):
-        with open(cache_path) as f:
-            cache = json.load(f)
+    cache = load_cache(cache_path)
     chosen, new = {}, False
     for op, (shapes, make, fn) in cases.items():
         key = cache_key(op, shapes, dtype, compile, backward, device, graphed)
@@ -192,8 +192,21 @@ def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backw
             with torch.autocast(device.type, dtype=dtype, enabled=dtype != torch.float32):  # as train.py runs the model
                 cache[key], new = measure(make, fn, compile, backward, graphed=graphed), True
         chosen[op] = cache[key]
-    if cache_path and new:
+    if new:
+        save_cache(cache_path, cache)
+    return chosen
+
+
+def load_cache(cache_path):
+    """The decisions cached at cache_path ({} where there are none, or for None)."""
+    if cache_path and os.path.exists(cache_path):
+        with open(cache_path) as f:
+            return json.load(f)
+    return {}
+
+
+def save_cache(cache_path, cache):
+    if cache_path:
         with open(cache_path + '.tmp', 'w') as f:
             json.dump(cache, f, indent=1)
         os.replace(cache_path + '.tmp', cache_path)
-    return chosen

@@ -25,7 +25,7 @@ from typing import Optional, Tuple
 import torch
 import torch.nn.functional as F
 
-from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch
+from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch, cdiv, next_power_of_2
 
 APPROXIMATIONS = ("none", "tanh")
 
@@ -102,8 +102,8 @@ TILE = {'fwd': (4, 1024, 4), 'bwd': (4, 512, 2)}
 
 def _grid(M, N, pass_):
     BLOCK_M, BLOCK_N, num_warps = TILE[pass_]
-    BLOCK_N = min(BLOCK_N, max(1, triton.next_power_of_2(N)))  # N = 0: an empty grid, never launched
-    return (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N)), dict(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=num_warps)
+    BLOCK_N = min(BLOCK_N, max(1, next_power_of_2(N)))  # N = 0: an empty grid, never launched
+    return (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)), dict(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=num_warps)
 
 def _check(x, bias, approximate):
     if approximate not in APPROXIMATIONS:

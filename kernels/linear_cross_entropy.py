@@ -27,7 +27,7 @@ from typing import Optional, Tuple
 import torch
 import torch.nn.functional as F
 
-from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch, INTERPRET, TRITON_AVAILABLE
+from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch, INTERPRET, TRITON_AVAILABLE, cdiv
 
 if TRITON_AVAILABLE:
     from triton.language.extra import libdevice
@@ -220,7 +220,7 @@ def linear_cross_entropy_bwd(dx: torch.Tensor, dweight: torch.Tensor, scale: tor
         raise ValueError("linear_cross_entropy_bwd: a 0-d fp32 scale and contiguous gradients, please")
     outs = torch.empty_like(dx), torch.empty_like(dweight, dtype=weight_dtype)
     for grad, out in zip((dx, dweight), outs):
-        launch(_linear_cross_entropy_bwd_kernel)[(triton.cdiv(grad.numel(), SCALE_BLOCK),)](
+        launch(_linear_cross_entropy_bwd_kernel)[(cdiv(grad.numel(), SCALE_BLOCK),)](
             grad, scale, out, grad.numel(), BLOCK=SCALE_BLOCK)
     return outs
 

@@ -33,7 +33,7 @@ from typing import Optional, Tuple
 import torch
 import torch.nn.functional as F
 
-from kernels.backend import triton, tl, use_triton, as_rows, row_ranges, for_compile, launch
+from kernels.backend import triton, tl, use_triton, as_rows, row_ranges, for_compile, launch, next_power_of_2
 
 MAX_WIDTH = 65536  # a row must fit in one program's registers
 # The norms CUDA autocast runs in fp32, asked of this torch's dispatcher: layer_norm is
@@ -171,7 +171,7 @@ PIPELINED_TILE_BYTES = 16384
 def _launch(M, N, element_size, device, pass_):
     """(programs, rows_per_program, kernel meta-parameters) for M rows of width N whose
     widest input has elements of element_size bytes."""
-    BLOCK_N = triton.next_power_of_2(N)
+    BLOCK_N = next_power_of_2(N)
     BLOCK_M = max(1, TILE[pass_] // BLOCK_N)
     num_warps = min(max(BLOCK_M * BLOCK_N // (32 * PER_THREAD[pass_]), 1), 32)
     rows_per_program, programs = row_ranges(M, device, BLOCK_M, max(1, COLUMNS_PER_SM[pass_] // BLOCK_N))

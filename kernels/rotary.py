@@ -21,7 +21,7 @@ cos and sin have no gradient. Output contiguous.
 """
 import torch
 
-from kernels.backend import triton, tl, use_triton, for_compile, launch
+from kernels.backend import triton, tl, use_triton, for_compile, launch, cdiv, next_power_of_2
 
 def rotary_tables(head_dim, max_len, theta=10000.0):
     """cos and sin of shape (max_len, head_dim/2) for rotate-half rotary embeddings."""
@@ -81,10 +81,10 @@ def _rotate_into(x, cos, sin, y, inverse, n_rot):
     """y (B, H, T, D), any strides with a contiguous head dim: x's first n_rot heads turned, the rest copied."""
     B, H, T, D = x.shape
     if y.numel() > 0:
-        launch(_rotary_kernel)[(B * H, triton.cdiv(T, BLOCK_T))](
+        launch(_rotary_kernel)[(B * H, cdiv(T, BLOCK_T))](
             x, cos.float().contiguous(), sin.float().contiguous(), y,
             H, T, D // 2, n_rot, *x.stride()[:3], *y.stride()[:3],
-            INVERSE=inverse, BLOCK_T=BLOCK_T, BLOCK_D=triton.next_power_of_2(D // 2), num_warps=NUM_WARPS)
+            INVERSE=inverse, BLOCK_T=BLOCK_T, BLOCK_D=next_power_of_2(D // 2), num_warps=NUM_WARPS)
 
 def _fake_rotary(x, cos, sin, inverse):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)

@@ -15,7 +15,7 @@ from typing import Tuple
 import torch
 import torch.nn.functional as F
 
-from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch
+from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch, cdiv, next_power_of_2
 
 def swiglu_ref(gate, up):
     return F.silu(gate) * up
@@ -59,8 +59,8 @@ BLOCK_N = 4096  # columns per program; chosen by `python bench.py --tune=True`: 
 NUM_WARPS = 16
 
 def _grid(M, N):
-    block = min(BLOCK_N, triton.next_power_of_2(N))
-    return (M, triton.cdiv(N, block)), block
+    block = min(BLOCK_N, next_power_of_2(N))
+    return (M, cdiv(N, block)), block
 
 def _check(gate, up):
     if gate.shape != up.shape:

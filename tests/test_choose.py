@@ -124,6 +124,7 @@ def test_a_kernel_that_fails_here_leaves_its_op_to_pytorch_with_a_warning(monkey
     def cannot_launch(*args, **kwargs):
         raise triton.runtime.errors.OutOfResources(300000, 232448, 'shared memory')
     monkeypatch.setattr(norm._norm_fwd_kernel, 'run', cannot_launch)
+    monkeypatch.setattr(kernels.backend, '_lean', {})  # no compiled kernel kept by an earlier test's eager launch
     cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
     overrides, timings = measure_kernels(cfg, 2, torch.float32, device, False, None,
                                          overrides=dict(mlp=False, attention=False, cross_entropy=False))
@@ -135,3 +136,49 @@ def test_a_kernel_that_fails_here_leaves_its_op_to_pytorch_with_a_warning(monkey
     GPT(cfg, overrides=overrides).to(device)(idx, idx)  # 'auto' with the measured choice runs
     with pytest.raises(triton.runtime.errors.OutOfResources):  # kernels='triton' does not hide the failure
         GPT(cfg, kernels='triton').to(device)(idx, idx)
+
+
+def op_result(loop_wins, gpu_wins):
+    """One op's measurement: Triton faster per call in a loop or not, on the GPU or not."""
+    return dict(impl='triton' if loop_wins else 'torch', triton_ms=1.0 if loop_wins else 3.0, torch_ms=2.0,
+                triton_gpu_ms=1.0 if gpu_wins else 3.0, torch_gpu_ms=2.0, why=None, failed=False)
+
+
+@pytest.mark.parametrize("by_gpu_faster", [True, False])
+def test_an_eager_step_is_timed_whole_where_loop_and_gpu_times_disagree(monkeypatch, tmp_path, capsys, by_gpu_faster):
+    import model
+    results = {'layer_norm': op_result(False, True), 'gelu': op_result(True, True), 'attention': op_result(False, False),
+               'cross_entropy': op_result(True, True)}
+    monkeypatch.setattr(choose, 'choose', lambda cases, *args, **kwargs: {op: results[op] for op in cases})
+    timed = []
+
+    def step_ms(config, batch_size, dtype, device, overrides, model_args):
+        timed.append((dict(overrides), model_args))
+        return 10.0 if overrides['layer_norm'] == by_gpu_faster else 12.0
+    monkeypatch.setattr(model, '_eager_step_ms', step_ms)
+    cfg, path = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65), str(tmp_path / 'cache.json')
+    per_call = dict(layer_norm=False, mlp=True, attention=False, cross_entropy=True)
+    want = dict(per_call, layer_norm=True) if by_gpu_faster else per_call
+    args = (cfg, 2, torch.bfloat16, 'cpu', False, path)
+    assert measure_kernels(*args, model_args=dict(autocast_residual=True))[0] == want
+    assert [o for o, _ in timed] == [dict(per_call, layer_norm=True), per_call]
+    assert all(a == dict(autocast_residual=True) for _, a in timed)
+    times = "10.00 ms, for gelu, cross_entropy (per call) 12.00 ms: the first" if by_gpu_faster else \
+        "12.00 ms, for gelu, cross_entropy (per call) 10.00 ms: the second"
+    assert f"with Triton for layer_norm, gelu, cross_entropy (the ops' GPU time) {times}" in capsys.readouterr().out
+    assert measure_kernels(*args, model_args=dict(autocast_residual=True))[0] == want and len(timed) == 2  # cached
+    measure_kernels(*args, model_args=dict(autocast_residual=False))  # another model: timed again
+    assert len(timed) == 4
+    measure_kernels(cfg, 2, torch.bfloat16, 'cpu', True, path)  # compiled, graphed, sampling: GPU time or per call as before
+    measure_kernels(cfg, 2, torch.bfloat16, 'cpu', False, path, graphed=True)
+    measure_kernels(cfg, 1, torch.bfloat16, 'cpu', False, path, backward=False)
+    results['layer_norm'] = op_result(False, False)  # the two choices agree: nothing to time
+    assert measure_kernels(cfg, 3, torch.bfloat16, 'cpu', False, path)[0] == per_call and len(timed) == 4
+
+
+def test_the_eager_step_timing_runs_the_model(device):
+    import model
+    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
+    ms = model._eager_step_ms(cfg, 2, torch.float32, device, dict(layer_norm=True, mlp=False, attention=False,
+                                                                   cross_entropy=True), {})
+    assert ms > 0
