@@ -132,26 +132,32 @@ def eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, 
     eager step with the ops chosen by their GPU time alone ran in 30.3 ms against 33.6 ms as
     chosen per call (docs/perf-notes.md), and on a slower host the other way round. Where the
     two choices differ, a forward + backward step of each is timed and the faster kept;
-    measured once per GPU, libraries, model and batch (cached at cache_path)."""
+    measured once per GPU, libraries, model and batch (cached at cache_path). Under DDP rank 0
+    decides on one GPU, without the gradients' all-reduce (its hooks add host work to the
+    backward of every choice alike)."""
     by_gpu = dict(overrides)
     for name, op in op_of.items():
         r = timings[op]
-        if not r['failed'] and r['triton_gpu_ms'] is not None:
+        if not r['failed'] and r.get('triton_gpu_ms') is not None:
             by_gpu[name] = r['triton_gpu_ms'] < r['torch_gpu_ms']
     if by_gpu == overrides:
         return overrides
     triton_ops = lambda choice: ', '.join(op for name, op in op_of.items() if choice[name]) or 'none'
-    shapes = (f"{config} x {batch_size} {sorted(model_args.items())}: Triton for {triton_ops(by_gpu)} "
-              f"or {triton_ops(overrides)}")
+    # every op's choice in the key, the user's too: they change the model timed
+    shapes = (f"{config} x {batch_size} {sorted(model_args.items())}: "
+              f"{sorted(by_gpu.items())} or {sorted(overrides.items())}")
     key = kernels.choose.cache_key('eager step', shapes, dtype, False, True, torch.device(device))
     cache = kernels.choose.load_cache(cache_path)
     if key not in cache:
-        try:
-            cache[key] = dict(by_gpu_ms=_eager_step_ms(config, batch_size, dtype, device, by_gpu, model_args),
-                              per_call_ms=_eager_step_ms(config, batch_size, dtype, device, overrides, model_args))
-        except torch.OutOfMemoryError:
-            print("kernels: no memory to time two training steps; the ops stay chosen per call")
-            return overrides
+        # its own random numbers: the models built here leave the run's seeded state as it was
+        with torch.random.fork_rng(devices=[torch.device(device)] if torch.device(device).type == 'cuda' else []):
+            try:
+                cache[key] = dict(by_gpu_ms=_eager_step_ms(config, batch_size, dtype, device, by_gpu, model_args),
+                                  per_call_ms=_eager_step_ms(config, batch_size, dtype, device, overrides, model_args))
+            except Exception as e:  # a refinement only: whatever stops it, the per-call choice stands
+                print(f"kernels: the eager step could not be timed ({type(e).__name__}: {str(e)[:120]}); "
+                      "the ops stay chosen per call")
+                return overrides
         kernels.choose.save_cache(cache_path, cache)
     r = cache[key]
     faster = r['by_gpu_ms'] < r['per_call_ms']
@@ -162,11 +168,12 @@ def eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, 
 
 def _eager_step_ms(config, batch_size, dtype, device, overrides, model_args):
     """Median ms of an eager forward + backward on random tokens, by a model built with these overrides."""
-    model = GPT(config, kernels='auto', device_type=torch.device(device).type, overrides=overrides, **model_args).to(device)
+    device_type = torch.device(device).type
+    model = GPT(config, kernels='auto', device_type=device_type, overrides=overrides, **model_args).to(device)
     idx = torch.randint(config.vocab_size, (batch_size, config.block_size), device=device)
 
     def step():
-        with torch.autocast(torch.device(device).type, dtype=dtype, enabled=dtype != torch.float32):
+        with torch.autocast(device_type, dtype=dtype, enabled=dtype != torch.float32):
             _, loss = model(idx, idx)
         loss.backward()
         model.zero_grad(set_to_none=True)

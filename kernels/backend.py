@@ -165,12 +165,12 @@ def launch(kernel):
         return wrap_triton(kernel)
     if INTERPRET:
         return kernel
-    lean = _lean.get(kernel)
+    lean = _lean.get(id(kernel))  # by id: a JIT function's own hash takes a lock
     if lean is None:
-        lean = _lean[kernel] = LeanLaunch(kernel)
+        lean = _lean[id(kernel)] = LeanLaunch(kernel)
     return lean
 
-_lean = {}
+_lean = {}  # id(kernel) -> LeanLaunch; the kernels are module globals, alive as long as the process
 
 class LeanLaunch:
     """kernel[grid](*args, **meta) with less host time per launch, for eager steps, where
@@ -182,7 +182,10 @@ class LeanLaunch:
     dtype and 16-byte alignment, each int's equality to 1, divisibility by 16 and type
     (i32, i64, u64), and by value the other arguments (constexprs, an autotuner's key,
     bools) and meta. The key is at least as fine as Triton's, so the kernel found is the
-    one Triton would launch. Launch hooks (Triton's profilers) take Triton's path.
+    one Triton would launch; Triton's debug and instrumentation settings are in it too.
+    Launch hooks (Triton's profilers) and a JIT function's pre-run hooks take Triton's path.
+    Not seen: a kernel's global variables changed after its first launch (Triton checks
+    them on every launch; ours are module constants passed as arguments).
     Measured on the H100's host (docs/perf-notes.md): the attention forward's launch through
     its autotuner 63 -> 37 us; a plain JIT launch about as cheap as Triton 3.6's own."""
 
@@ -191,7 +194,7 @@ class LeanLaunch:
         jit = kernel.fn if autotuner else kernel
         if autotuner and any(c.pre_hook for c in kernel.configs):
             raise ValueError(f"{jit.__name__}: a config's pre_hook needs Triton's own launch")
-        self.kernel, self.autotuner, self.names = kernel, autotuner, jit.arg_names
+        self.kernel, self.autotuner, self.jit, self.names = kernel, autotuner, jit, jit.arg_names
         exact = {p.name for p in jit.params if p.is_constexpr} | set(kernel.keys if autotuner else ())
         self.by_value = [name in exact for name in self.names]
         self.defaults = {p.name: p.default for p in jit.params if p.has_default}
@@ -202,9 +205,11 @@ class LeanLaunch:
 
     def run(self, grid, args, meta):
         device = torch.cuda.current_device()
-        key = (device, *meta.items(), *map(_specialised, args, self.by_value))
+        key = (device, knobs.runtime.debug, knobs.compilation.instrumentation_mode, *meta.items(),
+               *map(_specialised, args, self.by_value))
         hit = self.compiled.get(key)
-        if hit is None or knobs.runtime.launch_enter_hook.calls or knobs.runtime.launch_exit_hook.calls:
+        if hit is None or _hooked(knobs.runtime.launch_enter_hook) or _hooked(knobs.runtime.launch_exit_hook) \
+                or self.jit.pre_run_hooks:
             return self._through_triton(key, grid, args, meta)
         run, function, metadata, rest = hit
         if callable(grid):
@@ -219,6 +224,10 @@ class LeanLaunch:
             # the parameters after the positional ones, as the C launcher takes them (constexprs included)
             rest = tuple(given[name] for name in self.names[len(args):])
             self.compiled[key] = (compiled.run, compiled.function, compiled.packed_metadata, rest)
+
+def _hooked(hook):
+    """Whether a launch hook is set: Triton's chain of hooks with any in it, or anything else but None."""
+    return hook is not None and getattr(hook, "calls", True)
 
 def _specialised(arg, by_value):
     """What Triton specialises an argument on, or the argument itself."""

@@ -113,7 +113,7 @@ def count_launches(monkeypatch, module):
     """Count the launches of every `_..._kernel` of a kernels/ module: each kernel's
     `run`, which kernel[grid](...) calls, is wrapped for the test, and the module launches
     through Triton's own path (the lean eager launch calls `run` only on a key's first
-    launch; tests/test_backend_rule.py checks it apart). Returns {kernel name: count}."""
+    launch; tests/test_launch.py checks it apart). Returns {kernel name: count}."""
     monkeypatch.setattr(module, "launch", torch.library.wrap_triton)
     counts = {}
     for name in dir(module):

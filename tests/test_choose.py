@@ -182,3 +182,43 @@ def test_the_eager_step_timing_runs_the_model(device):
     ms = model._eager_step_ms(cfg, 2, torch.float32, device, dict(layer_norm=True, mlp=False, attention=False,
                                                                    cross_entropy=True), {})
     assert ms > 0
+
+
+@pytest.fixture
+def disagreeing(monkeypatch):
+    """measure_kernels' per-op results where LayerNorm wins on the GPU but not per call."""
+    results = {'layer_norm': op_result(False, True), 'gelu': op_result(True, True), 'attention': op_result(False, False),
+               'cross_entropy': op_result(True, True)}
+    monkeypatch.setattr(choose, 'choose', lambda cases, *args, **kwargs: {op: results[op] for op in cases})
+    return GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
+
+
+def test_the_users_choices_are_part_of_the_eager_steps_key(monkeypatch, tmp_path, disagreeing):
+    import model
+    timed = []
+    monkeypatch.setattr(model, '_eager_step_ms', lambda *args: timed.append(args[4]) or 1.0 + len(timed))
+    path = str(tmp_path / 'cache.json')
+    for attention in (True, False, True):
+        measure_kernels(disagreeing, 2, torch.bfloat16, 'cpu', False, path, overrides=dict(attention=attention))
+    assert [t['attention'] for t in timed] == [True, True, False, False]  # the third run found its own entry
+
+
+def test_whatever_stops_the_eager_step_timing_leaves_the_per_call_choice(monkeypatch, tmp_path, capsys, disagreeing):
+    import model
+
+    def cannot(*args):
+        torch.rand(1)  # the random numbers it takes are not the run's
+        raise ValueError("the Triton attention has no dropout")
+    monkeypatch.setattr(model, '_eager_step_ms', cannot)
+    path, state = str(tmp_path / 'cache.json'), torch.random.get_rng_state()
+    overrides, _ = measure_kernels(disagreeing, 2, torch.bfloat16, 'cpu', False, path)
+    assert overrides == dict(layer_norm=False, mlp=True, attention=False, cross_entropy=True)
+    assert "the eager step could not be timed (ValueError: the Triton attention has no dropout)" in capsys.readouterr().out
+    assert torch.equal(torch.random.get_rng_state(), state) and choose.load_cache(path) == {}
+
+
+def test_no_triton_here_means_no_eager_step_check(monkeypatch):
+    monkeypatch.setattr(kernels.backend, 'INTERPRET', False)  # a plain CPU: nothing measured, no GPU times
+    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
+    overrides, timings = measure_kernels(cfg, 2, torch.float32, 'cpu', False, None)
+    assert not any(overrides.values()) and all(r['why'] for r in timings.values())

@@ -1,7 +1,9 @@
 """
 Tests of the lean eager launch (kernels/backend.py, LeanLaunch): its key is at least as
-fine as Triton's own specialisation (on the CPU, against Triton's specialiser), and on
-CUDA it launches what kernel[grid](...) would: the same results, a new compiled kernel
+fine as Triton's own specialisation (on the CPU, against Triton's specialiser); with
+Triton's side faked, on the CPU, it hands the C launcher every parameter in order (defaults,
+constexprs, meta, an autotuner's config) and leaves hooks to Triton; and on CUDA it
+launches what kernel[grid](...) would: the same results, a new compiled kernel
 wherever Triton would compile one, Triton's path where launch hooks are set, and the
 autotuner's choice with a grid computed from it. Every other kernel test also runs through
 it on CUDA (the ops launch that way in eager mode).
@@ -44,6 +46,71 @@ if TRITON_AVAILABLE:
 
     _axpb_tuned = triton.autotune([triton.Config({'BLOCK': 64}, num_warps=2), triton.Config({'BLOCK': 256}, num_warps=4)],
                                   key=['n'])(_axpb_kernel)
+
+
+class _FakeTriton:
+    """Triton's side of a LeanLaunch, faked so the CPU runs its path: kernel[grid](...) records the
+    call and returns a 'compiled kernel' whose C launcher records what it is given."""
+    def __init__(self, best=None):
+        self.calls, self.launched = [], []
+        self.best_config = triton.Config(best or {}, num_warps=4)
+        self.compiled = type('Compiled', (), dict(run=lambda _, *a: self.launched.append(a), function='fn',
+                                                  packed_metadata='meta'))()
+
+    def __getitem__(self, grid):
+        return lambda *args, **meta: self.calls.append((grid, args, meta)) or self.compiled
+
+
+if TRITON_AVAILABLE:
+    def _with_default(X, n, scale=2.0, BLOCK: tl.constexpr = 16):
+        pass
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 1234, raising=False)
+
+
+def test_lean_launch_hands_the_c_launcher_every_parameter_in_order(fake_cuda, monkeypatch):
+    from triton.runtime.jit import JITFunction
+    lean = backend.LeanLaunch(JITFunction(_axpb_kernel.fn))  # a real JIT function, even under the interpreter
+    lean.kernel = fake = _FakeTriton()
+    x, y = torch.zeros(100), torch.zeros(100)
+    for _ in range(2):
+        lean[(3,)](x, y, 100, 2.0, 1, BLOCK=64)  # the constexpr b passed positionally
+    assert len(fake.calls) == 1 and fake.launched == [(3, 1, 1, 1234, 'fn', 'meta', None, None, None, x, y, 100, 2.0, 1, 64)]
+    lean[(3,)](x, y, 100, 2.0, 3, BLOCK=64)  # another constexpr value: Triton's path first
+    lean[(3,)](x, y, 100, 2.0, 1, BLOCK=32)  # another meta value
+    assert len(fake.calls) == 3 and len(fake.launched) == 1
+    hook = lambda metadata: None
+    triton.knobs.runtime.launch_enter_hook.add(hook)
+    try:
+        lean[(3,)](x, y, 100, 2.0, 1, BLOCK=64)
+    finally:
+        triton.knobs.runtime.launch_enter_hook.remove(hook)
+    monkeypatch.setattr(lean.jit, "pre_run_hooks", [hook])
+    lean[(3,)](x, y, 100, 2.0, 1, BLOCK=64)
+    assert len(fake.calls) == 5 and len(fake.launched) == 1  # hooks: Triton's path
+    defaults = backend.LeanLaunch(JITFunction(_with_default))
+    defaults.kernel = fake = _FakeTriton()
+    for _ in range(2):
+        defaults[(1, 2)](x, 5)
+    assert fake.launched == [(1, 2, 1, 1234, 'fn', 'meta', None, None, None, x, 5, 2.0, 16)]
+
+
+def test_lean_launch_takes_the_autotuners_config_and_grid(fake_cuda):
+    from triton.runtime.jit import JITFunction
+    tuned = triton.autotune([triton.Config({'BLOCK': 64}), triton.Config({'BLOCK': 256})], key=['n'])(
+        JITFunction(_axpb_kernel.fn))
+    lean = backend.LeanLaunch(tuned)
+    lean.kernel = fake = _FakeTriton(dict(BLOCK=256))
+    x = torch.zeros(1000)
+    grid = lambda meta: (triton.cdiv(meta['n'], meta['BLOCK']),)
+    for n in (1000, 1000, 999, 999):  # the autotuner's key by value: 999 is a new key, though Triton's JIT would not care
+        lean[grid](x, x, n, 4.0, 2)
+    assert len(fake.calls) == 2
+    assert fake.launched == [(4, 1, 1, 1234, 'fn', 'meta', None, None, None, x, x, n, 4.0, 2, 256) for n in (1000, 999)]
 
 
 @pytest.fixture
@@ -102,8 +169,8 @@ def test_lean_launch_takes_the_autotuners_choice(runs):
         x = torch.randn(n, device="cuda")
         torch.testing.assert_close(axpb(lean, x, 4.0, 2, grid=grid), 4 * x + 2, rtol=0, atol=0)  # 4 x exact: one rounding
     assert len(lean.compiled) == 2  # one per autotuner key
-    for key, (*_, rest) in lean.compiled.items():
-        assert rest in ((64,), (256,))  # the parameters after the positional ones: the config's BLOCK
+    chosen = {config.kwargs['BLOCK'] for config in _axpb_tuned.cache.values()}
+    assert {rest for *_, rest in lean.compiled.values()} == {(block,) for block in chosen}  # the config's BLOCK
 
 
 def test_launch_is_wrap_triton_while_tracing():
