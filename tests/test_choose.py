@@ -176,12 +176,18 @@ def test_an_eager_step_is_timed_whole_where_loop_and_gpu_times_disagree(monkeypa
     assert measure_kernels(cfg, 3, torch.bfloat16, 'cpu', False, path)[0] == per_call and len(timed) == 4
 
 
-def test_the_eager_step_timing_runs_the_model(device):
+@pytest.mark.parametrize("layer_norm", [True, False])
+def test_the_eager_step_timing_runs_the_model_it_is_given(monkeypatch, device, layer_norm):
     import model
+    import kernels.norm
+    from conftest import count_launches
+    launches = count_launches(monkeypatch, kernels.norm)
     cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
-    ms = model._eager_step_ms(cfg, 2, torch.float32, device, dict(layer_norm=True, mlp=False, attention=False,
+    ms = model._eager_step_ms(cfg, 2, torch.float32, device, dict(layer_norm=layer_norm, mlp=False, attention=False,
                                                                    cross_entropy=True), {})
-    assert ms > 0
+    # forward + backward of 3 norms per step, 3 warm-up and 15 timed steps
+    assert ms > 0 and launches == ({'_norm_fwd_kernel': 54, '_norm_bwd_kernel': 54} if layer_norm else
+                                   {'_norm_fwd_kernel': 0, '_norm_bwd_kernel': 0})
 
 
 @pytest.fixture
