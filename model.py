@@ -146,11 +146,12 @@ def eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, 
     # every op's choice in the key, the user's too: they change the model timed
     shapes = (f"{config} x {batch_size} {sorted(model_args.items())}: "
               f"{sorted(by_gpu.items())} or {sorted(overrides.items())}")
-    key = kernels.choose.cache_key('eager step', shapes, dtype, False, True, torch.device(device))
+    device = torch.device(device)
+    key = kernels.choose.cache_key('eager step', shapes, dtype, False, True, device)
     cache = kernels.choose.load_cache(cache_path)
     if key not in cache:
         # its own random numbers: the models built here leave the run's seeded state as it was
-        with torch.random.fork_rng(devices=[torch.device(device)] if torch.device(device).type == 'cuda' else []):
+        with torch.random.fork_rng(devices=[device] if device.type == 'cuda' else []):
             try:
                 cache[key] = dict(by_gpu_ms=_eager_step_ms(config, batch_size, dtype, device, by_gpu, model_args),
                                   per_call_ms=_eager_step_ms(config, batch_size, dtype, device, overrides, model_args))
@@ -168,7 +169,7 @@ def eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, 
 
 def _eager_step_ms(config, batch_size, dtype, device, overrides, model_args):
     """Median ms of an eager forward + backward on random tokens, by a model built with these overrides."""
-    device_type = torch.device(device).type
+    device_type = torch.device(device).type  # a string or a device, as the scripts give it
     model = GPT(config, kernels='auto', device_type=device_type, overrides=overrides, **model_args).to(device)
     idx = torch.randint(config.vocab_size, (batch_size, config.block_size), device=device)
 

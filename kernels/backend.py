@@ -107,8 +107,8 @@ def use_triton(op, backend, *tensors, limit=None):
     return False
 
 def cdiv(a, b):
-    """triton.cdiv for the host: Triton's is a constexpr function whose wrapper costs ~2 us
-    a call, a launch's share of host time in an eager step."""
+    """ceil(a / b) on the host, as triton.cdiv: Triton's is a constexpr function whose
+    wrapper costs ~2 us a call, a launch's share of host time in an eager step."""
     return -(-a // b)
 
 def next_power_of_2(n):
@@ -126,9 +126,8 @@ def row_ranges(M, device, block_m=1, per_sm=4):
     ranges per SM, each a multiple of block_m rows. For persistent kernels: their
     programs keep per-program partial sums (weight gradients, a few rows of them, not
     one per row) and pipeline the loads of the next rows along the range."""
-    rows = max(1, -(-M // (per_sm * num_sms(device))))
-    rows = -(-rows // block_m) * block_m
-    return rows, max(1, -(-M // rows))
+    rows = cdiv(max(1, cdiv(M, per_sm * num_sms(device))), block_m) * block_m
+    return rows, max(1, cdiv(M, rows))
 
 def for_compile(name, fake, traceable=True):
     """Decorator for a launcher whose kernels are launched as launch(kernel)[grid](...).

@@ -11,7 +11,7 @@ an eager step); for a compiled one, or one whose whole step is replayed from a C
 without Python between ops. Deciding compiled ones on the loop time made GPT-2's step 7%
 slower on the H100. For eager steps neither rule holds on every host (an op's launch overhead
 can hide behind another's GPU time: deciding on GPU time made GPT-2's eager step 23% slower on
-the H100 once, and 10% faster with the lean launch), so model.py times the eager training step
+the H100 on 2026-11-22, and 9-10% faster there on 2026-11-25), so model.py times the eager training step
 with both choices where they differ (eager_step_choice; docs/perf-notes.md).
 Decisions are cached in a JSON file keyed by the GPU, the torch and triton versions, the
 op, its shapes, the dtype, compile and graphed, so a second start measures nothing.

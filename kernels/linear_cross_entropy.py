@@ -167,8 +167,8 @@ def _chunk_rows(N, V, itemsize):
     """Rows per chunk: at most CHUNK_BYTES of logits, a multiple of 8 rows (the matmuls' row
     blocks), the N rows cut into chunks of about equal size (no small last one)."""
     most = max(8, CHUNK_BYTES // (V * itemsize) // 8 * 8)
-    per_chunk = -(-N // max(1, -(-N // most)))
-    return max(8, -(-per_chunk // 8) * 8)
+    per_chunk = cdiv(N, max(1, cdiv(N, most)))
+    return max(8, cdiv(per_chunk, 8) * 8)
 
 def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss):
     return (x.new_empty((), dtype=torch.float64), torch.empty_like(x),

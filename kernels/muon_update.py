@@ -30,7 +30,7 @@ gradients.
 """
 import torch
 
-from kernels.backend import triton, tl, use_triton, INTERPRET
+from kernels.backend import triton, tl, use_triton, cdiv, INTERPRET
 
 
 def _wide(t):
@@ -181,7 +181,7 @@ def muon_update_tables():
 
 
 def _grid(M, N, B):
-    return (triton.cdiv(M, BLOCK) * triton.cdiv(N, BLOCK), B)
+    return (cdiv(M, BLOCK) * cdiv(N, BLOCK), B)
 
 
 def _flag(skip, device):

@@ -42,7 +42,7 @@ Constraints: G (M, N) or (B, M, N), fp32, bf16 or fp16; M, N >= 1.
 """
 import torch
 
-from kernels.backend import triton, tl, use_triton, INTERPRET
+from kernels.backend import triton, tl, use_triton, cdiv, INTERPRET
 
 COEFFICIENTS = (3.4445, -4.7750, 2.0315)
 EPS = 1e-7
@@ -155,7 +155,7 @@ def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, sumsq=None, sc
         raise ValueError(f"newton_schulz_gram: sumsq {tuple(sumsq.shape)} {sumsq.dtype} is not a contiguous ({B}, n) fp32")
     Cs = out if C is None else C  # pointers the kernel never reads without HAS_C or S_POWER
     S = out if sumsq is None else sumsq
-    tiles = triton.cdiv(M, BLOCK_M)
+    tiles = cdiv(M, BLOCK_M)
     _newton_schulz_gram_kernel[(tiles, tiles, B)](
         X, Y, Cs, out, S, M, K, alpha, beta, gamma, 0 if sumsq is None else sumsq.size(1), EPS, X.stride(0), X.stride(1), X.stride(2),
         Y.stride(0), Y.stride(1), Y.stride(2), Cs.stride(0), Cs.stride(1), out.stride(0), out.stride(1),
