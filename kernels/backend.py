@@ -121,6 +121,15 @@ def as_rows(t):
     t = t.reshape(math.prod(t.shape[:-1]), t.shape[-1])
     return t if t.stride(-1) == 1 or t.numel() == 0 else t.contiguous()
 
+def rows_of(t):
+    """(t, the stride between its rows) for t (..., N) read as rows of N contiguous columns:
+    t itself where it is contiguous (no view made: each costs host time per call in an eager
+    step), else as_rows(t)."""
+    if t.is_contiguous():
+        return t, t.shape[-1]
+    t = as_rows(t)
+    return t, t.stride(0)
+
 def row_ranges(M, device, block_m=1, per_sm=4):
     """(rows_per_program, programs): M rows cut into contiguous ranges, about per_sm
     ranges per SM, each a multiple of block_m rows. For persistent kernels: their

@@ -13,11 +13,14 @@ Backward, with g = dy * w and dh_out the gradient reaching h from its other uses
 (the residual stream; zero without a residual):
     dh = rstd * (g - xhat * mean(g * xhat) - mean(g)) + dh_out       (RMSNorm: no mean(g) term)
     dx = dresidual = dh,   dw = sum over rows of dy * xhat,   db = sum over rows of dy
-The forward saves rstd (and mean for LayerNorm), fp32, one per row, so the backward
-reads h, dy, w once and never recomputes the statistics from scratch. dw and db:
-each backward program walks a contiguous range of rows keeping fp32 partial sums in
-registers and writes them to a (programs, N) buffer that one torch sum reduces: no
-atomics, no locks, the same bits on every run.
+The forward saves rstd (and mean for LayerNorm), fp32, one per row, in one (1 or 2, M)
+tensor, so the backward reads h, dy, w once and never recomputes the statistics from
+scratch. dw and db: each backward program walks a contiguous range of rows keeping fp32
+partial sums in registers and writes them to a (1 or 2, programs, N) buffer that one
+torch sum reduces: no atomics, no locks, the same bits on every run. Each tensor made or
+viewed per call costs the eager step host time (several us each), so the launchers make
+as few as they can: one for both statistics, one for both partial sums, no row views of
+contiguous inputs.
 
 Constraints: inputs, weight and bias in fp32, bf16 or fp16, and they may differ (as
 under autocast); 1 <= N <= MAX_WIDTH, a whole row in one program's registers. The
@@ -33,7 +36,7 @@ from typing import Optional, Tuple
 import torch
 import torch.nn.functional as F
 
-from kernels.backend import triton, tl, use_triton, as_rows, row_ranges, for_compile, launch, next_power_of_2
+from kernels.backend import triton, tl, use_triton, rows_of, row_ranges, for_compile, launch, next_power_of_2
 
 MAX_WIDTH = 65536  # a row must fit in one program's registers
 # The norms CUDA autocast runs in fp32, asked of this torch's dispatcher: layer_norm is
@@ -67,8 +70,7 @@ def _norm_fwd_kernel(
     B,       # (N,) bias; read only if HAS_BIAS
     Y,       # (M, N) output, contiguous
     H,       # (M, N) x + residual, contiguous; written only if HAS_RESIDUAL
-    Mean,    # (M,) fp32 row means for the backward; written only for LayerNorm
-    Rstd,    # (M,) fp32 row 1/std (1/rms for RMSNorm) for the backward
+    Stats,   # (1 or 2, M) fp32 for the backward: row 1/std (1/rms for RMSNorm), then (LayerNorm) row means
     M, N, stride_x, stride_r, eps,
     rows_per_program,  # a multiple of BLOCK_M: program pid takes rows pid * rows_per_program onwards
     IS_RMS: tl.constexpr, HAS_RESIDUAL: tl.constexpr, HAS_BIAS: tl.constexpr,
@@ -96,13 +98,13 @@ def _norm_fwd_kernel(
         else:
             mean = tl.sum(h, axis=1) / N
             hc = tl.where(mask, h - mean[:, None], 0.0)  # padding must not count in the variance
-            tl.store(Mean + rows, mean, mask=row_ok)
+            tl.store(Stats + M + rows, mean, mask=row_ok)
         rstd = tl.rsqrt(tl.sum(hc * hc, axis=1) / N + eps)
         y = hc * rstd[:, None] * w[None, :]
         if HAS_BIAS:
             y += b[None, :]
         tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
-        tl.store(Rstd + rows, rstd, mask=row_ok)
+        tl.store(Stats + rows, rstd, mask=row_ok)
 
 @triton.jit
 def _norm_bwd_kernel(
@@ -110,11 +112,9 @@ def _norm_bwd_kernel(
     H,       # (M, N) the forward's normalised input (x, or x + residual), rows stride_h apart
     DH_OUT,  # (M, N) gradient reaching h from its other uses, rows stride_dho apart; read only if HAS_DH_OUT
     W,       # (N,) weight
-    Mean,    # (M,) fp32 from the forward; read only for LayerNorm
-    Rstd,    # (M,) fp32 from the forward
+    Stats,   # (1 or 2, M) fp32 from the forward: rstd, then (LayerNorm) mean
     DH,      # (M, N) gradient of h (= of x and of the residual), contiguous
-    DW,      # (programs, N) fp32 partial sums of dy * xhat, one row per program
-    DB,      # (programs, N) fp32 partial sums of dy; written only if HAS_BIAS
+    DWB,     # (1 or 2, programs, N) fp32 partial sums, one row per program: of dy * xhat, then (HAS_BIAS) of dy
     M, N, stride_h, stride_dy, stride_dho,
     rows_per_program,  # a multiple of BLOCK_M: program pid takes rows pid * rows_per_program onwards
     IS_RMS: tl.constexpr, HAS_DH_OUT: tl.constexpr, HAS_BIAS: tl.constexpr,
@@ -131,11 +131,11 @@ def _norm_bwd_kernel(
         mask = row_ok[:, None] & (cols < N)[None, :]
         h = tl.load(H + rows[:, None] * stride_h + cols[None, :], mask=mask, other=0.0).to(tl.float32)
         dy = tl.load(DY + rows[:, None] * stride_dy + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-        rstd = tl.load(Rstd + rows, mask=row_ok, other=0.0)
+        rstd = tl.load(Stats + rows, mask=row_ok, other=0.0)
         if IS_RMS:
             xhat = h * rstd[:, None]
         else:
-            mean = tl.load(Mean + rows, mask=row_ok, other=0.0)
+            mean = tl.load(Stats + M + rows, mask=row_ok, other=0.0)
             xhat = tl.where(mask, (h - mean[:, None]) * rstd[:, None], 0.0)
         g = dy * w[None, :]
         dh = g - xhat * (tl.sum(xhat * g, axis=1) / N)[:, None]
@@ -151,9 +151,9 @@ def _norm_bwd_kernel(
         dw += dy * xhat
         if HAS_BIAS:
             db += dy
-    tl.store(DW + pid.to(tl.int64) * N + cols, tl.sum(dw, axis=0), mask=cols < N)
+    tl.store(DWB + pid.to(tl.int64) * N + cols, tl.sum(dw, axis=0), mask=cols < N)
     if HAS_BIAS:
-        tl.store(DB + pid.to(tl.int64) * N + cols, tl.sum(db, axis=0), mask=cols < N)
+        tl.store(DWB + (tl.num_programs(0) + pid).to(tl.int64) * N + cols, tl.sum(db, axis=0), mask=cols < N)
 
 # Launch shape by pass ('fwd', 'bwd'): about TILE elements per tile (several narrow rows
 # or one wide one), PER_THREAD elements per thread, programs of COLUMNS_PER_SM / BLOCK_N
@@ -179,18 +179,16 @@ def _launch(M, N, element_size, device, pass_):
     return programs, rows_per_program, dict(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, STAGES=stages, num_warps=num_warps)
 
 def _fake_norm_fwd(x, residual, weight, bias, eps, is_rms, out_dtype):
-    M = x.numel() // x.shape[-1]
     h = torch.empty(0, device=x.device) if residual is None else \
         x.new_empty(x.shape, dtype=torch.promote_types(x.dtype, residual.dtype))
-    return (x.new_empty(x.shape, dtype=out_dtype), h,
-            x.new_empty(0 if is_rms else M, dtype=torch.float32), x.new_empty(M, dtype=torch.float32))
+    return x.new_empty(x.shape, dtype=out_dtype), h, x.new_empty((1 if is_rms else 2, x.numel() // x.shape[-1]), dtype=torch.float32)
 
 @for_compile("norm_fwd", _fake_norm_fwd)
 def norm_fwd(x: torch.Tensor, residual: Optional[torch.Tensor], weight: torch.Tensor,
              bias: Optional[torch.Tensor], eps: float, is_rms: bool, out_dtype: torch.dtype,
-             ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+             ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """x (..., N) [+ residual] -> y (..., N) in out_dtype; h = x + residual (an empty
-    tensor without a residual: h is x); fp32 mean (empty for RMSNorm) and rstd of shape (M,)."""
+    tensor without a residual: h is x); stats, fp32 (1 or 2, M): rstd, then (LayerNorm) mean."""
     N = x.shape[-1]
     if _width_problem(N):
         raise ValueError(f"norm: {_width_problem(N)}")
@@ -199,56 +197,59 @@ def norm_fwd(x: torch.Tensor, residual: Optional[torch.Tensor], weight: torch.Te
                          f"{tuple(weight.shape)}/{None if bias is None else tuple(bias.shape)}")
     if residual is not None and residual.shape != x.shape:
         raise ValueError(f"norm: residual shape {tuple(residual.shape)} != input shape {tuple(x.shape)}")
-    x2 = as_rows(x)
-    r2 = x2 if residual is None else as_rows(residual)
-    M = x2.shape[0]
+    x2, stride_x = rows_of(x)
+    r2, stride_r = (x2, stride_x) if residual is None else rows_of(residual)
+    M = x.numel() // N
     y = torch.empty(x.shape, dtype=out_dtype, device=x.device)
     h = torch.empty(0, device=x.device) if residual is None else \
         torch.empty(x.shape, dtype=torch.promote_types(x.dtype, residual.dtype), device=x.device)
-    mean = torch.empty(0 if is_rms else M, dtype=torch.float32, device=x.device)
-    rstd = torch.empty(M, dtype=torch.float32, device=x.device)
+    stats = torch.empty((1 if is_rms else 2, M), dtype=torch.float32, device=x.device)
     if M > 0:
         programs, rows_per_program, meta = _launch(M, N, max(x.element_size(), r2.element_size()), x.device, 'fwd')
         launch(_norm_fwd_kernel)[(programs,)](
-            x2, r2, weight.contiguous(), weight if bias is None else bias.contiguous(), y, h, mean, rstd,
-            M, N, x2.stride(0), r2.stride(0), eps, rows_per_program,
+            x2, r2, weight.contiguous(), weight if bias is None else bias.contiguous(), y, h, stats,
+            M, N, stride_x, stride_r, eps, rows_per_program,
             IS_RMS=is_rms, HAS_RESIDUAL=residual is not None, HAS_BIAS=bias is not None, **meta)
-    return y, h, mean, rstd
+    return y, h, stats
 
-def _fake_norm_bwd(dy, dh_out, h, weight, mean, rstd, is_rms, has_bias):
-    return (torch.empty(h.shape, dtype=h.dtype, device=h.device),
-            h.new_empty((2 if has_bias else 1, h.shape[-1]), dtype=torch.float32))
+def _fake_norm_bwd(dy, dh_out, h, weight, stats, is_rms, has_bias):
+    N = h.shape[-1]
+    return torch.empty(h.shape, dtype=h.dtype, device=h.device), h.new_empty((2, N) if has_bias else (N,), dtype=torch.float32)
 
 @for_compile("norm_bwd", _fake_norm_bwd)
 def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, weight: torch.Tensor,
-             mean: torch.Tensor, rstd: torch.Tensor, is_rms: bool, has_bias: bool,
-             ) -> Tuple[torch.Tensor, torch.Tensor]:
+             stats: torch.Tensor, is_rms: bool, has_bias: bool) -> Tuple[torch.Tensor, torch.Tensor]:
     """Gradients of norm_fwd: dh in h's dtype (the gradient of x and of the residual),
-    and dw (and db, if has_bias) stacked as (1 or 2, N) fp32."""
+    and dw (N,) fp32, or with has_bias dw and db stacked as (2, N)."""
     N = h.shape[-1]
-    h2, dy2 = as_rows(h), as_rows(dy)
-    dho2 = dy2 if dh_out is None else as_rows(dh_out)
-    M = h2.shape[0]
+    h2, stride_h = rows_of(h)
+    dy2, stride_dy = rows_of(dy)
+    dho2, stride_dho = (dy2, stride_dy) if dh_out is None else rows_of(dh_out)
+    M = h.numel() // N
     dh = torch.empty(h.shape, dtype=h.dtype, device=h.device)
     programs, rows_per_program, meta = _launch(M, N, max(h.element_size(), dy.element_size(), dho2.element_size()), h.device, 'bwd')
-    partial = torch.empty((2 if has_bias else 1, programs, N), dtype=torch.float32, device=h.device)
+    partial = torch.empty((2, programs, N) if has_bias else (programs, N), dtype=torch.float32, device=h.device)
     if M == 0:
         partial.zero_()
     else:
         launch(_norm_bwd_kernel)[(programs,)](
-            dy2, h2, dho2, weight.contiguous(), mean, rstd, dh, partial[0], partial[-1],
-            M, N, h2.stride(0), dy2.stride(0), dho2.stride(0), rows_per_program,
+            dy2, h2, dho2, weight.contiguous(), stats, dh, partial,
+            M, N, stride_h, stride_dy, stride_dho, rows_per_program,
             IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias, **meta)
-    return dh, partial.sum(1)
+    return dh, partial.sum(-2)
+
+def _cast(t, dtype):
+    """t (or None) in dtype; t itself where it is already (Tensor.to costs a dispatch even then)."""
+    return t if t is None or t.dtype == dtype else t.to(dtype)
 
 class NormFunction(torch.autograd.Function):
     """Autograd for both norms, with or without the residual add. Returns y, or (y, h)."""
 
     @staticmethod
     def forward(ctx, x, residual, weight, bias, eps, is_rms, out_dtype):
-        y, h, mean, rstd = norm_fwd(x, residual, weight, bias, eps, is_rms, out_dtype)
+        y, h, stats = norm_fwd(x, residual, weight, bias, eps, is_rms, out_dtype)
         has_residual = residual is not None
-        ctx.save_for_backward(h if has_residual else x, weight, mean, rstd)
+        ctx.save_for_backward(h if has_residual else x, weight, stats)
         ctx.is_rms = is_rms
         ctx.dtypes = (None if residual is None else residual.dtype, weight.dtype,
                       None if bias is None else bias.dtype)
@@ -257,14 +258,14 @@ class NormFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, dy, dh_out=None):
-        h, weight, mean, rstd = ctx.saved_tensors
+        h, weight, stats = ctx.saved_tensors
         r_dtype, w_dtype, b_dtype = ctx.dtypes
         if dy is None:  # only h was used: the norm's parameters get no gradient, as in PyTorch
             return dh_out, None if r_dtype is None else dh_out, None, None, None, None, None
-        dh, dwdb = norm_bwd(dy, dh_out, h, weight, mean, rstd, ctx.is_rms, b_dtype is not None)
-        db = None if b_dtype is None else dwdb[1].to(b_dtype)
+        dh, dwdb = norm_bwd(dy, dh_out, h, weight, stats, ctx.is_rms, b_dtype is not None)
+        dw, db = (dwdb, None) if b_dtype is None else dwdb.unbind()
         # autograd casts dh to x's and the residual's dtypes where they differ from h's
-        return dh, None if r_dtype is None else dh, dwdb[0].to(w_dtype), db, None, None, None
+        return dh, None if r_dtype is None else dh, _cast(dw, w_dtype), _cast(db, b_dtype), None, None, None
 
 def _norm(name, x, residual, weight, bias, eps, is_rms, out_dtype, backend, ref):
     if not use_triton(name, backend, x, residual, weight, bias, limit=_width_problem(x.shape[-1])):

@@ -84,9 +84,9 @@ def run_launchers():
     w, b = torch.randn(96), torch.randn(96)
     norm = modules["norm"]
     for residual, bias, is_rms in ((r, b, False), (None, None, False), (r, None, True)):
-        y, h, mean, rstd = call(norm.norm_fwd, x, residual, w, bias, 1e-5, is_rms, torch.float32)
+        y, h, stats = call(norm.norm_fwd, x, residual, w, bias, 1e-5, is_rms, torch.float32)
         h = x if residual is None else h  # what the backward reads: the normalised input
-        call(norm.norm_bwd, torch.randn(64, 96), None if residual is None else dy, h, w, mean, rstd, is_rms, bias is not None)
+        call(norm.norm_bwd, torch.randn(64, 96), None if residual is None else dy, h, w, stats, is_rms, bias is not None)
     gelu = modules["gelu"]
     for bias in (None, b):
         call(gelu.gelu_fwd, x, bias, "none")

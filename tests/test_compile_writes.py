@@ -13,8 +13,8 @@ import subprocess
 
 # every launch of every launcher (tests/inductor_writes.py): the tensor arguments written
 WRITES = {
-    "_norm_fwd_kernel": ["H", "Mean", "Rstd", "Y"],
-    "_norm_bwd_kernel": ["DB", "DH", "DW"],
+    "_norm_fwd_kernel": ["H", "Stats", "Y"],
+    "_norm_bwd_kernel": ["DH", "DWB"],
     "_gelu_fwd_kernel": ["Y"],
     "_gelu_bwd_kernel": ["DBias", "DX"],
     "_swiglu_fwd_kernel": ["Y"],
