@@ -16,8 +16,8 @@ Backward, with g = dy * w and dh_out the gradient reaching h from its other uses
 The forward saves rstd (and mean for LayerNorm), fp32, one per row, in one (1 or 2, M)
 tensor, so the backward reads h, dy, w once and never recomputes the statistics from
 scratch. dw and db: each backward program walks a contiguous range of rows keeping fp32
-partial sums in registers and writes them to a (1 or 2, programs, N) buffer that one
-torch sum reduces: no atomics, no locks, the same bits on every run. Each tensor made or
+partial sums in registers and writes them to a (programs, N) buffer ((2, programs, N)
+with a bias) that one torch sum reduces: no atomics, no locks, the same bits on every run. Each tensor made or
 viewed per call costs the eager step host time (several us each), so the launchers make
 as few as they can: one for both statistics, one for both partial sums, no row views of
 contiguous inputs.
@@ -114,7 +114,7 @@ def _norm_bwd_kernel(
     W,       # (N,) weight
     Stats,   # (1 or 2, M) fp32 from the forward: rstd, then (LayerNorm) mean
     DH,      # (M, N) gradient of h (= of x and of the residual), contiguous
-    DWB,     # (1 or 2, programs, N) fp32 partial sums, one row per program: of dy * xhat, then (HAS_BIAS) of dy
+    DWB,     # (programs, N) fp32 partial sums of dy * xhat, one row per program; with HAS_BIAS (2, programs, N), then of dy
     M, N, stride_h, stride_dy, stride_dho,
     rows_per_program,  # a multiple of BLOCK_M: program pid takes rows pid * rows_per_program onwards
     IS_RMS: tl.constexpr, HAS_DH_OUT: tl.constexpr, HAS_BIAS: tl.constexpr,

@@ -244,6 +244,22 @@ def test_row_stride_read_in_place(device):
     assert backend.as_rows(x).data_ptr() == x.data_ptr()
 
 
+def test_rows_of_gives_each_rows_start():
+    """rows_of's (tensor, row stride) addresses row r at r * stride, as the kernels read it: contiguous
+    tensors as they are (size-1 dims may carry any stride), others through as_rows."""
+    cases = [torch.randn(3, 4, 40), torch.randn(3, 40).as_strided((3, 1, 40), (40, 7, 1)),
+             torch.randn(9, 5).as_strided((5, 1), (1, 9)), torch.randn(40),
+             torch.randn(6, 80)[:, ::2], torch.randn(1, 40).expand(4, 40), torch.randn(5, 96)[:, :48]]
+    for t in cases:
+        rows, stride = backend.rows_of(t)
+        flat = t.reshape(-1, t.shape[-1])
+        for r in range(flat.shape[0]):
+            start = rows.storage_offset() + r * stride
+            got = rows.untyped_storage()
+            assert torch.equal(torch.tensor([], dtype=t.dtype).set_(got, start, (t.shape[-1],), (1,)), flat[r]), \
+                (tuple(t.shape), t.stride(), r)
+
+
 # ---------------------------------------------------------------- fallbacks, argument checks (the backend rule: test_backend_rule.py)
 
 @pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
