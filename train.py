@@ -221,16 +221,16 @@ elif init_from != 'scratch':
     fail(f"init_from must be 'scratch' or 'resume', got {init_from!r}")
 overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
 kernel_timings = None
+gpt_args = dict(recompute=recompute, autocast_residual=autocast_residual)  # GPT's arguments besides config and kernels
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
     decision = [measure_kernels(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache, overrides,
-                                graphed=cuda_graph, model_args=dict(recompute=recompute, autocast_residual=autocast_residual))
+                                graphed=cuda_graph, model_args=gpt_args)
                 if master_process else None]
     if ddp:
         dist.broadcast_object_list(decision, src=0)
     overrides, kernel_timings = decision[0]
 try:
-    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides,
-                recompute=recompute, autocast_residual=autocast_residual)
+    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides, **gpt_args)
 except ValueError as e:
     fail(e)
 if ddp:  # every rank runs rank 0's choice: checked once, as a rank that differed would train another model

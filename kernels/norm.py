@@ -17,10 +17,10 @@ The forward saves rstd (and mean for LayerNorm), fp32, one per row, in one (1 or
 tensor, so the backward reads h, dy, w once and never recomputes the statistics from
 scratch. dw and db: each backward program walks a contiguous range of rows keeping fp32
 partial sums in registers and writes them to a (programs, N) buffer ((2, programs, N)
-with a bias) that one torch sum reduces: no atomics, no locks, the same bits on every run. Each tensor made or
-viewed per call costs the eager step host time (several us each), so the launchers make
-as few as they can: one for both statistics, one for both partial sums, no row views of
-contiguous inputs.
+with a bias) that one torch sum reduces: no atomics, no locks, the same bits on every
+run. Each tensor made or viewed per call costs the eager step host time (several us
+each), so the launchers make as few as they can: one for both statistics, one for both
+partial sums, no row views of contiguous inputs.
 
 Constraints: inputs, weight and bias in fp32, bf16 or fp16, and they may differ (as
 under autocast); 1 <= N <= MAX_WIDTH, a whole row in one program's registers. The
@@ -181,7 +181,8 @@ def _launch(M, N, element_size, device, pass_):
 def _fake_norm_fwd(x, residual, weight, bias, eps, is_rms, out_dtype):
     h = torch.empty(0, device=x.device) if residual is None else \
         x.new_empty(x.shape, dtype=torch.promote_types(x.dtype, residual.dtype))
-    return x.new_empty(x.shape, dtype=out_dtype), h, x.new_empty((1 if is_rms else 2, x.numel() // x.shape[-1]), dtype=torch.float32)
+    stats = x.new_empty((1 if is_rms else 2, x.numel() // x.shape[-1]), dtype=torch.float32)
+    return x.new_empty(x.shape, dtype=out_dtype), h, stats
 
 @for_compile("norm_fwd", _fake_norm_fwd)
 def norm_fwd(x: torch.Tensor, residual: Optional[torch.Tensor], weight: torch.Tensor,

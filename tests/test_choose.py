@@ -14,6 +14,11 @@ import kernels.choose as choose
 from model import GPTConfig, measure_kernels
 
 
+def tiny():
+    """The smallest GPT these tests build."""
+    return GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
+
+
 def fake_measure(calls):
     def measure(make, fn, compile, backward, graphed=False):
         calls.append((fn, backward))
@@ -125,7 +130,7 @@ def test_a_kernel_that_fails_here_leaves_its_op_to_pytorch_with_a_warning(monkey
         raise triton.runtime.errors.OutOfResources(300000, 232448, 'shared memory')
     monkeypatch.setattr(norm._norm_fwd_kernel, 'run', cannot_launch)
     monkeypatch.setattr(kernels.backend, '_lean', {})  # no compiled kernel kept by an earlier test's eager launch
-    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
+    cfg = tiny()
     overrides, timings = measure_kernels(cfg, 2, torch.float32, device, False, None,
                                          overrides=dict(mlp=False, attention=False, cross_entropy=False))
     assert overrides['layer_norm'] is False and timings['layer_norm']['why'].startswith("Triton failed: OutOfResources")
@@ -144,19 +149,26 @@ def op_result(loop_wins, gpu_wins):
                 triton_gpu_ms=1.0 if gpu_wins else 3.0, torch_gpu_ms=2.0, why=None, failed=False)
 
 
-@pytest.mark.parametrize("by_gpu_faster", [True, False])
-def test_an_eager_step_is_timed_whole_where_loop_and_gpu_times_disagree(monkeypatch, tmp_path, capsys, by_gpu_faster):
-    import model
+@pytest.fixture
+def disagreeing(monkeypatch):
+    """measure_kernels' per-op results (returned, to change) where LayerNorm wins on the GPU but not per call."""
     results = {'layer_norm': op_result(False, True), 'gelu': op_result(True, True), 'attention': op_result(False, False),
                'cross_entropy': op_result(True, True)}
     monkeypatch.setattr(choose, 'choose', lambda cases, *args, **kwargs: {op: results[op] for op in cases})
+    return results
+
+
+@pytest.mark.parametrize("by_gpu_faster", [True, False])
+def test_an_eager_step_is_timed_whole_where_loop_and_gpu_times_disagree(monkeypatch, tmp_path, capsys, by_gpu_faster,
+                                                                      disagreeing):
+    import model
     timed = []
 
     def step_ms(config, batch_size, dtype, device, overrides, model_args):
         timed.append((dict(overrides), model_args))
         return 10.0 if overrides['layer_norm'] == by_gpu_faster else 12.0
     monkeypatch.setattr(model, '_eager_step_ms', step_ms)
-    cfg, path = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65), str(tmp_path / 'cache.json')
+    cfg, path = tiny(), str(tmp_path / 'cache.json')
     per_call = dict(layer_norm=False, mlp=True, attention=False, cross_entropy=True)
     want = dict(per_call, layer_norm=True) if by_gpu_faster else per_call
     args = (cfg, 2, torch.bfloat16, 'cpu', False, path)
@@ -172,7 +184,7 @@ def test_an_eager_step_is_timed_whole_where_loop_and_gpu_times_disagree(monkeypa
     measure_kernels(cfg, 2, torch.bfloat16, 'cpu', True, path)  # compiled, graphed, sampling: GPU time or per call as before
     measure_kernels(cfg, 2, torch.bfloat16, 'cpu', False, path, graphed=True)
     measure_kernels(cfg, 1, torch.bfloat16, 'cpu', False, path, backward=False)
-    results['layer_norm'] = op_result(False, False)  # the two choices agree: nothing to time
+    disagreeing['layer_norm'] = op_result(False, False)  # the two choices agree: nothing to time
     assert measure_kernels(cfg, 3, torch.bfloat16, 'cpu', False, path)[0] == per_call and len(timed) == 4
 
 
@@ -182,7 +194,7 @@ def test_the_eager_step_timing_runs_the_model_it_is_given(monkeypatch, device, l
     import kernels.norm
     from conftest import count_launches
     launches = count_launches(monkeypatch, kernels.norm)
-    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
+    cfg = tiny()
     ms = model._eager_step_ms(cfg, 2, torch.float32, device, dict(layer_norm=layer_norm, mlp=False, attention=False,
                                                                    cross_entropy=True), {})
     # forward + backward of 3 norms per step, 3 warm-up and 15 timed steps
@@ -190,13 +202,6 @@ def test_the_eager_step_timing_runs_the_model_it_is_given(monkeypatch, device, l
                                    {'_norm_fwd_kernel': 0, '_norm_bwd_kernel': 0})
 
 
-@pytest.fixture
-def disagreeing(monkeypatch):
-    """measure_kernels' per-op results where LayerNorm wins on the GPU but not per call."""
-    results = {'layer_norm': op_result(False, True), 'gelu': op_result(True, True), 'attention': op_result(False, False),
-               'cross_entropy': op_result(True, True)}
-    monkeypatch.setattr(choose, 'choose', lambda cases, *args, **kwargs: {op: results[op] for op in cases})
-    return GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
 
 
 def test_the_users_choices_are_part_of_the_eager_steps_key(monkeypatch, tmp_path, disagreeing):
@@ -205,7 +210,7 @@ def test_the_users_choices_are_part_of_the_eager_steps_key(monkeypatch, tmp_path
     monkeypatch.setattr(model, '_eager_step_ms', lambda *args: timed.append(args[4]) or 1.0 + len(timed))
     path = str(tmp_path / 'cache.json')
     for attention in (True, False, True):
-        measure_kernels(disagreeing, 2, torch.bfloat16, 'cpu', False, path, overrides=dict(attention=attention))
+        measure_kernels(tiny(), 2, torch.bfloat16, 'cpu', False, path, overrides=dict(attention=attention))
     assert [t['attention'] for t in timed] == [True, True, False, False]  # the third run found its own entry
 
 
@@ -217,7 +222,7 @@ def test_whatever_stops_the_eager_step_timing_leaves_the_per_call_choice(monkeyp
         raise ValueError("the Triton attention has no dropout")
     monkeypatch.setattr(model, '_eager_step_ms', cannot)
     path, state = str(tmp_path / 'cache.json'), torch.random.get_rng_state()
-    overrides, _ = measure_kernels(disagreeing, 2, torch.bfloat16, 'cpu', False, path)
+    overrides, _ = measure_kernels(tiny(), 2, torch.bfloat16, 'cpu', False, path)
     assert overrides == dict(layer_norm=False, mlp=True, attention=False, cross_entropy=True)
     assert "the eager step could not be timed (ValueError: the Triton attention has no dropout)" in capsys.readouterr().out
     assert torch.equal(torch.random.get_rng_state(), state) and choose.load_cache(path) == {}
@@ -225,6 +230,6 @@ def test_whatever_stops_the_eager_step_timing_leaves_the_per_call_choice(monkeyp
 
 def test_no_triton_here_means_no_eager_step_check(monkeypatch):
     monkeypatch.setattr(kernels.backend, 'INTERPRET', False)  # a plain CPU: nothing measured, no GPU times
-    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65)
+    cfg = tiny()
     overrides, timings = measure_kernels(cfg, 2, torch.float32, 'cpu', False, None)
     assert not any(overrides.values()) and all(r['why'] for r in timings.values())
