@@ -114,7 +114,8 @@ def build(variant):
     torch.manual_seed(seed)
     model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
                 recompute=recompute if setting == 'kernels' else 'none',
-                autocast_residual=autocast_residual and setting == 'kernels').to(device)
+                autocast_residual=autocast_residual and setting == 'kernels',
+                cast_per_block=setting == 'kernels').to(device)  # the baselines cast as nanoGPT: autocast, per use
     model.kernel_timings = timings
     return model, torch.compile(model, mode=compile_mode) if compiled else model
 

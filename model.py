@@ -195,6 +195,28 @@ def matmul_dtype(x):
     """The dtype autocast runs matmuls in on x's device, or None without autocast."""
     return torch.get_autocast_dtype(x.device.type) if torch.is_autocast_enabled(x.device.type) else None
 
+class CastMatrices(torch.autograd.Function):
+    """Weight matrices cast to `dtype` in one multi-tensor copy, and their gradients back to the
+    weights' dtype the same way: the values autocast's per-use casts give, bit for bit, for two
+    host calls per block instead of a cast and a cast-back per matrix (the eager step's host
+    time: -1.9 ms in GPT-2's, docs/perf-notes.md)."""
+
+    @staticmethod
+    def forward(ctx, dtype, *weights):
+        ctx.weight_dtype = weights[0].dtype
+        return copied(weights, dtype)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return None, *copied(grads, ctx.weight_dtype)
+
+def copied(tensors, dtype):
+    """The tensors in dtype, as views of one new buffer filled by one multi-tensor copy."""
+    flat = torch.empty(sum(t.numel() for t in tensors), dtype=dtype, device=tensors[0].device)
+    out = [part.view(t.shape) for part, t in zip(flat.split([t.numel() for t in tensors]), tensors)]
+    torch._foreach_copy_(out, list(tensors))
+    return tuple(out)
+
 class LayerNorm(nn.Module):
     """LayerNorm with an optional bias, by the kernel or PyTorch, with the residual add fused."""
 
@@ -247,17 +269,18 @@ class CausalSelfAttention(nn.Module):
         # with one printed line, as the kernel takes bf16 and fp16 only
         self.attention_backend = 'auto' if impl['attention'] == 'triton' else 'torch'
 
-    def forward(self, x, rope=None):
+    def forward(self, x, w_attn, w_proj, rope=None):
+        """w_attn, w_proj: c_attn's and c_proj's weights as the block casts them (Block.matrices)."""
         B, T, C = x.size()
         nh, nkv = self.n_head, self.n_kv_head
         dropout = self.dropout if self.training else 0.0
-        qkv = self.c_attn(x).view(B, T, nh + 2 * nkv, self.head_dim)  # (B, T, nh + 2 nkv, hs): q, k, v heads
+        qkv = F.linear(x, w_attn, self.c_attn.bias).view(B, T, nh + 2 * nkv, self.head_dim)  # (B, T, nh + 2 nkv, hs): q, k, v heads
         if rope is not None:  # q and k turned, v copied along: still one tensor of that layout
             qkv = kernels.rotary_qkv(qkv, nh + nkv, *rope, backend=self.rotary_backend)
         # q, k, v read in place; their gradient comes back as one tensor of qkv's layout (no concatenation)
         y = kernels.flash_attention_qkv(qkv, nh, causal=True, dropout_p=dropout, backend=self.attention_backend)
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C), heads side by side (no copy after the kernel)
-        return self.resid_dropout(self.c_proj(y))
+        return self.resid_dropout(F.linear(y, w_proj, self.c_proj.bias))
 
 def mlp_hidden(config):
     """The MLP's hidden width: 4x for GELU; about 8/3 x for SwiGLU (the same parameter count)."""
@@ -279,15 +302,16 @@ class MLP(nn.Module):
         self.c_proj = nn.Linear(hidden, config.n_embd, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x):
+    def forward(self, x, w_fc, w_proj):
+        """w_fc, w_proj: c_fc's and c_proj's weights as the block casts them (Block.matrices)."""
         if self.swiglu:
-            gate, up = self.c_fc(x).chunk(2, dim=-1)  # read in place by the kernel
+            gate, up = F.linear(x, w_fc, self.c_fc.bias).chunk(2, dim=-1)  # read in place by the kernel
             h = kernels.swiglu(gate, up, backend=self.backend)
         elif self.bias_in_gelu:
-            h = kernels.gelu(F.linear(x, self.c_fc.weight), self.c_fc.bias, backend=self.backend)
+            h = kernels.gelu(F.linear(x, w_fc), self.c_fc.bias, backend=self.backend)
         else:
-            h = kernels.gelu(self.c_fc(x), backend=self.backend)
-        return self.dropout(self.c_proj(h))
+            h = kernels.gelu(F.linear(x, w_fc, self.c_fc.bias), backend=self.backend)
+        return self.dropout(F.linear(h, w_proj, self.c_proj.bias))
 
 # what the backward recomputes rather than keeps from the forward: nothing; each MLP (from its
 # input, which is kept: its hidden activations are 44% of what a GPT-2 block keeps); each whole
@@ -308,28 +332,39 @@ def recomputed(module, *args, dropout, every_op):
 
 class Block(nn.Module):
 
-    def __init__(self, config, impl, recompute_mlp=False):
+    def __init__(self, config, impl, recompute_mlp=False, cast_per_block=True):
         super().__init__()
         self.ln_1 = make_norm(config, impl)
         self.attn = CausalSelfAttention(config, impl)
         self.ln_2 = make_norm(config, impl)
         self.mlp = MLP(config, impl)
-        self.recompute_mlp, self.dropout = recompute_mlp, config.dropout
+        self.recompute_mlp, self.dropout, self.cast_per_block = recompute_mlp, config.dropout, cast_per_block
 
     def forward(self, x, update, rope=None):
         """x: the residual stream; update: the last sublayer's output, still to be added
         to it (None before the first block). Returns the next (x, update)."""
+        w_attn, w_attn_proj, w_fc, w_mlp_proj = self.matrices(x)
         h, x = self.ln_1(x, update)
-        update = self.attn(h, rope)
+        update = self.attn(h, w_attn, w_attn_proj, rope)
         h, x = self.ln_2(x, update)
         if self.recompute_mlp and self.training:
-            return x, recomputed(self.mlp, h, dropout=self.dropout, every_op=True)
-        return x, self.mlp(h)
+            return x, recomputed(self.mlp, h, w_fc, w_mlp_proj, dropout=self.dropout, every_op=True)
+        return x, self.mlp(h, w_fc, w_mlp_proj)
+
+    def matrices(self, x):
+        """The block's four weight matrices for its matmuls: under autocast with cast_per_block,
+        cast to autocast's dtype together (CastMatrices); otherwise as stored, for autocast to
+        cast at each use as nanoGPT's model has it."""
+        weights = (self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight)
+        dtype = matmul_dtype(x)
+        if self.cast_per_block and dtype not in (None, weights[0].dtype):
+            return CastMatrices.apply(dtype, *weights)
+        return weights
 
 class GPT(nn.Module):
 
     def __init__(self, config, kernels='auto', device_type=None, overrides=None, recompute='none',
-                 autocast_residual=False):
+                 autocast_residual=False, cast_per_block=True):
         super().__init__()
         if config.arch not in ARCH_OPS:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
@@ -340,6 +375,8 @@ class GPT(nn.Module):
         # default: the norms' passes over the stream move 8 bytes per element instead of 12-14, the
         # blocks keep half the bytes, and the stream's gradient needs no cast before each matmul
         self.autocast_residual = autocast_residual
+        # cast_per_block: under autocast each block's matrices are cast once per forward, together,
+        # instead of at each use (the same values; less host time); the baselines turn it off
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
@@ -348,7 +385,7 @@ class GPT(nn.Module):
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),
             drop=nn.Dropout(config.dropout),
-            h=nn.ModuleList([Block(config, self.kernels, recompute == 'mlp') for _ in range(config.n_layer)]),
+            h=nn.ModuleList([Block(config, self.kernels, recompute == 'mlp', cast_per_block) for _ in range(config.n_layer)]),
             ln_f=make_norm(config, self.kernels),
         ))
         if config.arch == 'gpt2':

@@ -1,5 +1,6 @@
 """GPT forward/backward for both architectures, and the kernel swap: the same
 parameter names and the same loss and gradients with the Triton kernels on and off."""
+import collections
 import math
 
 import pytest
@@ -52,6 +53,45 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, d
     assert all(torch.equal(a, b) for a, b in zip(runs['none'][1], runs[recompute][1]))
     with pytest.raises(ValueError, match="recompute must be one of"):
         GPT(tiny_config(arch), kernels='torch', recompute='attention')
+
+def autograd_nodes(tensor):
+    """Counter of the node names in tensor's backward graph."""
+    seen, todo = set(), [tensor.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            todo.extend(next_node for next_node, _ in node.next_functions)
+    return collections.Counter(type(node).__name__ for node in seen)
+
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+@pytest.mark.parametrize("recompute", ["none", "mlp", "block"])
+def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, recompute, device):
+    """cast_per_block (each block's matrices cast to bf16 together, CastMatrices) against
+    autocast's per-use casts: the same loss and gradients bit for bit over two accumulated
+    micro-steps, and the same logits without grad (sampling); one CastMatrices node per block
+    and four fewer per-use casts, so the comparison is between two different graphs."""
+    runs = {}
+    for cast_per_block in (False, True):
+        torch.manual_seed(0)
+        model = GPT(tiny_config(arch, bias=True), kernels='torch', recompute=recompute,
+                    cast_per_block=cast_per_block).to(device)
+        losses = []
+        for micro_step in range(2):
+            with torch.autocast(device, dtype=torch.bfloat16):
+                _, loss = model(*batch(device, B=micro_step + 1))
+            loss.backward()
+            losses.append(loss.detach())
+        with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
+            logits, _ = model(batch(device)[0])
+        runs[cast_per_block] = losses, [p.grad for p in model.parameters()], logits, autograd_nodes(loss)
+    (losses0, grads0, logits0, nodes0), (losses1, grads1, logits1, nodes1) = runs[False], runs[True]
+    assert all(torch.equal(a, b) for a, b in zip(losses0, losses1))
+    assert all(a.dtype == b.dtype == torch.float32 and torch.equal(a, b) for a, b in zip(grads0, grads1))
+    assert torch.equal(logits0, logits1)
+    n_layer = tiny_config(arch).n_layer
+    assert nodes0['CastMatricesBackward'] == 0 and nodes1['CastMatricesBackward'] == n_layer
+    assert nodes0['ToCopyBackward0'] - nodes1['ToCopyBackward0'] == 4 * n_layer
 
 def test_architectures_differ_as_specified():
     gpt2 = GPT(tiny_config('gpt2', bias=True), kernels='torch')
