@@ -211,9 +211,9 @@ class CastMatrices(torch.autograd.Function):
         return None, *copied(grads, ctx.weight_dtype)
 
 def copied(tensors, dtype):
-    """The tensors in dtype, as views of one new buffer filled by one multi-tensor copy."""
-    flat = torch.empty(sum(t.numel() for t in tensors), dtype=dtype, device=tensors[0].device)
-    out = [part.view(t.shape) for part, t in zip(flat.split([t.numel() for t in tensors]), tensors)]
+    """The tensors in dtype, made by one multi-tensor copy. Each its own tensor, not a view of one
+    buffer: torch 2.11's AOTAutograd got the last gradient wrong from views (docs/perf-notes.md)."""
+    out = [torch.empty(t.shape, dtype=dtype, device=t.device) for t in tensors]
     torch._foreach_copy_(out, list(tensors))
     return tuple(out)
 

@@ -69,27 +69,31 @@ def autograd_nodes(tensor):
 def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, recompute, device):
     """cast_per_block (each block's matrices cast to bf16 together, CastMatrices) against
     autocast's per-use casts: the same loss and gradients bit for bit over two accumulated
-    micro-steps, and the same logits without grad (sampling); one CastMatrices node per block
-    and four fewer per-use casts, so the comparison is between two different graphs."""
+    micro-steps, and the same logits without grad (sampling), eager and traced by torch.compile
+    (aot_eager: the graph AOTAutograd makes, run by PyTorch's ops, which keeps bits; torch 2.11
+    once got a gradient wrong there). Eager, one CastMatrices node per block and four fewer
+    per-use casts, so the comparison is between two different graphs."""
     runs = {}
-    for cast_per_block in (False, True):
+    for cast_per_block, compiled in ((False, False), (True, False), (True, True)):
         torch.manual_seed(0)
         model = GPT(tiny_config(arch, bias=True), kernels='torch', recompute=recompute,
                     cast_per_block=cast_per_block).to(device)
+        stepped = torch.compile(model, backend='aot_eager') if compiled else model
         losses = []
         for micro_step in range(2):
             with torch.autocast(device, dtype=torch.bfloat16):
-                _, loss = model(*batch(device, B=micro_step + 1))
+                _, loss = stepped(*batch(device, B=micro_step + 1))
             loss.backward()
             losses.append(loss.detach())
         with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
-            logits, _ = model(batch(device)[0])
-        runs[cast_per_block] = losses, [p.grad for p in model.parameters()], logits, autograd_nodes(loss)
-    (losses0, grads0, logits0, nodes0), (losses1, grads1, logits1, nodes1) = runs[False], runs[True]
-    assert all(torch.equal(a, b) for a, b in zip(losses0, losses1))
-    assert all(a.dtype == b.dtype == torch.float32 and torch.equal(a, b) for a, b in zip(grads0, grads1))
-    assert torch.equal(logits0, logits1)
-    n_layer = tiny_config(arch).n_layer
+            logits, _ = stepped(batch(device)[0])
+        runs[cast_per_block, compiled] = losses, [p.grad for p in model.parameters()], logits, autograd_nodes(loss)
+    losses0, grads0, logits0, nodes0 = runs[False, False]
+    for losses, grads, logits, _ in (runs[True, False], runs[True, True]):
+        assert all(torch.equal(a, b) for a, b in zip(losses0, losses))
+        assert all(a.dtype == b.dtype == torch.float32 and torch.equal(a, b) for a, b in zip(grads0, grads))
+        assert torch.equal(logits0, logits)
+    nodes1, n_layer = runs[True, False][3], tiny_config(arch).n_layer
     assert nodes0['CastMatricesBackward'] == 0 and nodes1['CastMatricesBackward'] == n_layer
     assert nodes0['ToCopyBackward0'] - nodes1['ToCopyBackward0'] == 4 * n_layer
 

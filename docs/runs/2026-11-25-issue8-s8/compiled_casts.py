@@ -21,6 +21,7 @@ idx = torch.randint(512, (4, 128), device=device)
 
 def run(kernels, cast_per_block, backend, autocast_residual):
     torch.manual_seed(0)
+    torch._dynamo.reset()  # each model compiled afresh (else the recompile limit sends later ones to eager)
     model = GPT(config, kernels=kernels, device_type=device, cast_per_block=cast_per_block,
                 autocast_residual=autocast_residual).to(device)
     stepped = torch.compile(model, backend=backend) if backend else model
