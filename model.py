@@ -211,8 +211,7 @@ class CastMatrices(torch.autograd.Function):
         return None, *copied(grads, ctx.weight_dtype)
 
 def copied(tensors, dtype):
-    """The tensors in dtype, made by one multi-tensor copy. Each its own tensor, not a view of one
-    buffer: torch 2.11's AOTAutograd got the last gradient wrong from views (docs/perf-notes.md)."""
+    """The tensors in dtype, made by one multi-tensor copy."""
     out = [torch.empty(t.shape, dtype=dtype, device=t.device) for t in tensors]
     torch._foreach_copy_(out, list(tensors))
     return tuple(out)
@@ -354,10 +353,12 @@ class Block(nn.Module):
     def matrices(self, x):
         """The block's four weight matrices for its matmuls: under autocast with cast_per_block,
         cast to autocast's dtype together (CastMatrices); otherwise as stored, for autocast to
-        cast at each use as nanoGPT's model has it."""
+        cast at each use as nanoGPT's model has it. Not when torch.compile traces: Inductor makes
+        the casts in its own kernels, so there are no host calls to save, and torch 2.11's
+        AOTAutograd on CUDA returned a wrong weight gradient through CastMatrices (docs/perf-notes.md)."""
         weights = (self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight)
         dtype = matmul_dtype(x)
-        if self.cast_per_block and dtype not in (None, weights[0].dtype):
+        if self.cast_per_block and dtype not in (None, weights[0].dtype) and not torch.compiler.is_compiling():
             return CastMatrices.apply(dtype, *weights)
         return weights
 

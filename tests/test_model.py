@@ -71,8 +71,9 @@ def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, recompute, devi
     autocast's per-use casts: the same loss and gradients bit for bit over two accumulated
     micro-steps, and the same logits without grad (sampling), eager and traced by torch.compile
     (aot_eager: the graph AOTAutograd makes, run by PyTorch's ops, which keeps bits; torch 2.11
-    once got a gradient wrong there). Eager, one CastMatrices node per block and four fewer
-    per-use casts, so the comparison is between two different graphs."""
+    on CUDA got a gradient wrong through CastMatrices, which compiled models now leave to
+    Inductor). Eager, one CastMatrices node per block and four fewer per-use casts, so the
+    comparison is between two different graphs."""
     runs = {}
     for cast_per_block, compiled in ((False, False), (True, False), (True, True)):
         torch.manual_seed(0)
