@@ -1,7 +1,7 @@
 """
 Which part of CastMatrices does torch 2.11's AOTAutograd on CUDA get wrong (calls 4-5: the compiled
 model's last MLP c_proj gradient off by 100%, eager exact)? Variants of the Function, patched into
-model.py, each compared under torch.compile(backend='aot_eager') with the eager model without
+model.py with Block.matrices' torch.compile guard taken out (call 6 ran it with the guard in: void), each compared under torch.compile(backend='aot_eager') with the eager model without
 per-block casts (bit for bit expected): the max relative gradient difference and where.
 Run: python docs/runs/2026-11-25-issue8-s8/probe_casts.py
 """
@@ -48,6 +48,17 @@ class NoDtypeArg(torch.autograd.Function):  # tensors only
         return M.copied(gs, torch.float32)
 
 
+class DtypeArgForeachCtx(torch.autograd.Function):  # the product's, with its ctx attribute
+    @staticmethod
+    def forward(ctx, dtype, *ws):
+        ctx.weight_dtype = ws[0].dtype
+        return M.copied(ws, dtype)
+
+    @staticmethod
+    def backward(ctx, *gs):
+        return None, *M.copied(gs, ctx.weight_dtype)
+
+
 class OneOutput(torch.autograd.Function):  # one matrix per call
     @staticmethod
     def forward(ctx, w):
@@ -56,6 +67,17 @@ class OneOutput(torch.autograd.Function):  # one matrix per call
     @staticmethod
     def backward(ctx, g):
         return g.float()
+
+
+def matrices_also_compiled(self, x):
+    """Block.matrices without its torch.compile guard, so that the compiled model casts per block too."""
+    weights = (self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight)
+    dtype = M.matmul_dtype(x)
+    return M.CastMatrices.apply(dtype, *weights) if self.cast_per_block and dtype not in (None, weights[0].dtype) else weights
+
+
+M.Block.matrices = matrices_also_compiled
+product = M.CastMatrices
 
 
 def grads(cast_per_block, compiled):
@@ -71,7 +93,9 @@ def grads(cast_per_block, compiled):
 
 ref = grads(False, False)
 apply_of = {
-    'dtype arg, foreach copies (product)': lambda dtype, *ws: DtypeArgForeach.apply(dtype, *ws),
+    'the product (ctx attribute)': lambda dtype, *ws: product.apply(dtype, *ws),
+    'a copy of it': lambda dtype, *ws: DtypeArgForeachCtx.apply(dtype, *ws),
+    'dtype arg, foreach copies, no ctx': lambda dtype, *ws: DtypeArgForeach.apply(dtype, *ws),
     'dtype arg, per-tensor .to': lambda dtype, *ws: DtypeArgTo.apply(dtype, *ws),
     'tensors only': lambda dtype, *ws: NoDtypeArg.apply(*ws),
     'one matrix per call': lambda dtype, *ws: tuple(OneOutput.apply(w) for w in ws),
