@@ -195,26 +195,26 @@ def matmul_dtype(x):
     """The dtype autocast runs matmuls in on x's device, or None without autocast."""
     return torch.get_autocast_dtype(x.device.type) if torch.is_autocast_enabled(x.device.type) else None
 
+def cast_together(tensors, dtype):
+    """The tensors cast to dtype by one multi-tensor copy."""
+    out = [torch.empty_like(t, dtype=dtype) for t in tensors]
+    torch._foreach_copy_(out, tensors)
+    return tuple(out)
+
 class CastMatrices(torch.autograd.Function):
-    """Weight matrices cast to `dtype` in one multi-tensor copy, and their gradients back to the
-    weights' dtype the same way: the values autocast's per-use casts give, bit for bit, for two
-    host calls per block instead of a cast and a cast-back per matrix (the eager step's host
-    time: -1.9 ms in GPT-2's, docs/perf-notes.md)."""
+    """Weight matrices cast to `dtype` by one multi-tensor copy, and their gradients back to the
+    weights' dtype the same way: the values autocast's per-use casts give, bit for bit, in one
+    autograd node and one copy each way instead of four casts and four cast-back nodes (the
+    eager step's host time: -1.9 ms in GPT-2's, docs/perf-notes.md)."""
 
     @staticmethod
     def forward(ctx, dtype, *weights):
         ctx.weight_dtype = weights[0].dtype
-        return copied(weights, dtype)
+        return cast_together(weights, dtype)
 
     @staticmethod
     def backward(ctx, *grads):
-        return None, *copied(grads, ctx.weight_dtype)
-
-def copied(tensors, dtype):
-    """The tensors in dtype, made by one multi-tensor copy."""
-    out = [torch.empty(t.shape, dtype=dtype, device=t.device) for t in tensors]
-    torch._foreach_copy_(out, list(tensors))
-    return tuple(out)
+        return None, *cast_together(grads, ctx.weight_dtype)
 
 class LayerNorm(nn.Module):
     """LayerNorm with an optional bias, by the kernel or PyTorch, with the residual add fused."""
@@ -269,7 +269,8 @@ class CausalSelfAttention(nn.Module):
         self.attention_backend = 'auto' if impl['attention'] == 'triton' else 'torch'
 
     def forward(self, x, w_attn, w_proj, rope=None):
-        """w_attn, w_proj: c_attn's and c_proj's weights as the block casts them (Block.matrices)."""
+        """w_attn, w_proj: c_attn's and c_proj's weights as the block casts them (Block.matrices).
+        The Linears hold the parameters only: their forward is not called (nor their hooks)."""
         B, T, C = x.size()
         nh, nkv = self.n_head, self.n_kv_head
         dropout = self.dropout if self.training else 0.0
@@ -302,7 +303,8 @@ class MLP(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, x, w_fc, w_proj):
-        """w_fc, w_proj: c_fc's and c_proj's weights as the block casts them (Block.matrices)."""
+        """w_fc, w_proj: c_fc's and c_proj's weights as the block casts them (Block.matrices).
+        The Linears hold the parameters only: their forward is not called (nor their hooks)."""
         if self.swiglu:
             gate, up = F.linear(x, w_fc, self.c_fc.bias).chunk(2, dim=-1)  # read in place by the kernel
             h = kernels.swiglu(gate, up, backend=self.backend)
@@ -351,16 +353,23 @@ class Block(nn.Module):
         return x, self.mlp(h, w_fc, w_mlp_proj)
 
     def matrices(self, x):
-        """The block's four weight matrices for its matmuls: under autocast with cast_per_block,
-        cast to autocast's dtype together (CastMatrices); otherwise as stored, for autocast to
-        cast at each use as nanoGPT's model has it. Not when torch.compile traces: Inductor makes
-        the casts in its own kernels, so there are no host calls to save, and torch 2.11's
-        AOTAutograd on CUDA returned a wrong weight gradient through CastMatrices (docs/perf-notes.md)."""
+        """The block's four weight matrices for its matmuls: with cast_per_block, in an eager
+        training step under autocast, cast to autocast's dtype together (CastMatrices); otherwise
+        as stored, for autocast to cast at each use as nanoGPT's model has it. Left to autocast:
+        - without grad (sampling, evaluation): autocast casts each matrix once per autocast region;
+        - a frozen matrix in the block: the Function's outputs would all ask for weight gradients;
+        - a recomputed MLP's two: cast outside the recomputed region, they would be kept for the
+          backward (+108 MiB in GPT-2 124M) instead of cast again;
+        - under torch.compile: Inductor makes the casts in its own kernels, so there are no host
+          calls to save, and on the GPU machine (torch 2.11, CUDA) the compiled graph gave zero
+          gradients to the matrices through CastMatrices (docs/perf-notes.md)."""
         weights = (self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight)
         dtype = matmul_dtype(x)
-        if self.cast_per_block and dtype not in (None, weights[0].dtype) and not torch.compiler.is_compiling():
-            return CastMatrices.apply(dtype, *weights)
-        return weights
+        if (not self.cast_per_block or dtype in (None, weights[0].dtype) or not torch.is_grad_enabled()
+                or not all(w.requires_grad for w in weights) or torch.compiler.is_compiling()):
+            return weights
+        cast = 2 if self.recompute_mlp and self.training else 4
+        return CastMatrices.apply(dtype, *weights[:cast]) + weights[cast:]
 
 class GPT(nn.Module):
 
@@ -376,8 +385,8 @@ class GPT(nn.Module):
         # default: the norms' passes over the stream move 8 bytes per element instead of 12-14, the
         # blocks keep half the bytes, and the stream's gradient needs no cast before each matmul
         self.autocast_residual = autocast_residual
-        # cast_per_block: under autocast each block's matrices are cast once per forward, together,
-        # instead of at each use (the same values; less host time); the baselines turn it off
+        # cast_per_block: under autocast each block's matrices are cast together, not at each use
+        # (the same values, less host time; Block.matrices); the baselines turn it off
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())

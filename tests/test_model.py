@@ -65,19 +65,20 @@ def autograd_nodes(tensor):
     return collections.Counter(type(node).__name__ for node in seen)
 
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
-@pytest.mark.parametrize("recompute", ["none", "mlp", "block"])
-def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, recompute, device):
+# the Triton kernels once (GELU then takes c_fc's bias, F.linear not), PyTorch's with each recompute
+@pytest.mark.parametrize("setting, recompute", [("torch", "none"), ("torch", "mlp"), ("torch", "block"), ("triton", "none")])
+def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, setting, recompute, device):
     """cast_per_block (each block's matrices cast to bf16 together, CastMatrices) against
     autocast's per-use casts: the same loss and gradients bit for bit over two accumulated
-    micro-steps, and the same logits without grad (sampling), eager and traced by torch.compile
-    (aot_eager: the graph AOTAutograd makes, run by PyTorch's ops, which keeps bits; torch 2.11
-    on CUDA got a gradient wrong through CastMatrices, which compiled models now leave to
-    Inductor). Eager, one CastMatrices node per block and four fewer per-use casts, so the
-    comparison is between two different graphs."""
+    micro-steps, and the same logits without grad (sampling). Also traced by torch.compile
+    (aot_eager, which keeps bits): a check of Block.matrices' guard, since on the GPU machine
+    (torch 2.11, CUDA) the compiled graph gave zero gradients through CastMatrices; torch 2.13
+    on the CPU does not. Eager, one CastMatrices node per block and four (two with the MLP
+    recomputed) fewer per-use casts, so the comparison is between two different graphs."""
     runs = {}
     for cast_per_block, compiled in ((False, False), (True, False), (True, True)):
         torch.manual_seed(0)
-        model = GPT(tiny_config(arch, bias=True), kernels='torch', recompute=recompute,
+        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=recompute,
                     cast_per_block=cast_per_block).to(device)
         if compiled:  # compiled afresh: past Dynamo's recompile limit GPT.forward would run eager unnoticed
             torch._dynamo.reset()
@@ -98,7 +99,21 @@ def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, recompute, devi
         assert torch.equal(logits0, logits)
     nodes1, n_layer = runs[True, False][3], tiny_config(arch).n_layer
     assert nodes0['CastMatricesBackward'] == 0 and nodes1['CastMatricesBackward'] == n_layer
-    assert nodes0['ToCopyBackward0'] - nodes1['ToCopyBackward0'] == 4 * n_layer
+    # a recomputed MLP's matrices are cast by autocast inside the recomputation, not kept from the forward
+    assert nodes0['ToCopyBackward0'] - nodes1['ToCopyBackward0'] == (2 if recompute == 'mlp' else 4) * n_layer
+
+def test_cast_per_block_leaves_to_autocast_what_it_would_not_save(device):
+    """Block.matrices hands autocast the stored matrices without grad (autocast casts each once
+    per region) and where one of them is frozen (all four would ask for weight gradients)."""
+    block = GPT(tiny_config('gpt2'), kernels='torch').to(device).transformer.h[0]
+    stored = (block.attn.c_attn.weight, block.attn.c_proj.weight, block.mlp.c_fc.weight, block.mlp.c_proj.weight)
+    x = torch.zeros(1, 1, 64, device=device)
+    with torch.autocast(device, dtype=torch.bfloat16):
+        assert all(w.dtype == torch.bfloat16 for w in block.matrices(x))
+        with torch.no_grad():
+            assert all(w is p for w, p in zip(block.matrices(x), stored))
+        block.mlp.c_fc.weight.requires_grad_(False)
+        assert all(w is p for w, p in zip(block.matrices(x), stored))
 
 def test_architectures_differ_as_specified():
     gpt2 = GPT(tiny_config('gpt2', bias=True), kernels='torch')
