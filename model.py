@@ -344,15 +344,16 @@ class Block(nn.Module):
     def forward(self, x, update, rope=None):
         """x: the residual stream; update: the last sublayer's output, still to be added
         to it (None before the first block). Returns the next (x, update)."""
-        w_attn, w_attn_proj, w_fc, w_mlp_proj = self.matrices(x)
+        recompute_mlp = self.recompute_mlp and self.training
+        w_attn, w_attn_proj, w_fc, w_mlp_proj = self.matrices(x, recompute_mlp)
         h, x = self.ln_1(x, update)
         update = self.attn(h, w_attn, w_attn_proj, rope)
         h, x = self.ln_2(x, update)
-        if self.recompute_mlp and self.training:
+        if recompute_mlp:
             return x, recomputed(self.mlp, h, w_fc, w_mlp_proj, dropout=self.dropout, every_op=True)
         return x, self.mlp(h, w_fc, w_mlp_proj)
 
-    def matrices(self, x):
+    def matrices(self, x, recompute_mlp):
         """The block's four weight matrices for its matmuls: with cast_per_block, in an eager
         training step under autocast, cast to autocast's dtype together (CastMatrices); otherwise
         as stored, for autocast to cast at each use as nanoGPT's model has it. Left to autocast:
@@ -368,7 +369,7 @@ class Block(nn.Module):
         if (not self.cast_per_block or dtype in (None, weights[0].dtype) or not torch.is_grad_enabled()
                 or not all(w.requires_grad for w in weights) or torch.compiler.is_compiling()):
             return weights
-        cast = 2 if self.recompute_mlp and self.training else 4
+        cast = 2 if recompute_mlp else 4
         return CastMatrices.apply(dtype, *weights[:cast]) + weights[cast:]
 
 class GPT(nn.Module):
