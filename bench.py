@@ -46,7 +46,7 @@ warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator war
 timed_steps = 30
 steps = None  # the end-to-end table; None: when no other part below is asked for
 variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
-recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'mlp', 'block'); the baselines keep everything
+recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)

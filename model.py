@@ -286,6 +286,36 @@ def mlp_hidden(config):
     """The MLP's hidden width: 4x for GELU; about 8/3 x for SwiGLU (the same parameter count)."""
     return 64 * math.ceil(8 * config.n_embd / 3 / 64) if config.arch == 'llama' else 4 * config.n_embd
 
+def activation(swiglu, backend, a, b):
+    """The MLP's activation: swiglu(gate=a, up=b), or gelu(a + b) with b c_fc's bias or None."""
+    return kernels.swiglu(a, b, backend=backend) if swiglu else kernels.gelu(a, b, backend=backend)
+
+class LinearOfActivation(torch.autograd.Function):
+    """F.linear(activation(a, b), weight, bias), keeping the activation's inputs but not its
+    output: F.linear would keep that output, as wide as the hidden layer, for its weight
+    gradient. The activation's backward writes it again in its own pass (kernels.gelu_backward,
+    kernels.swiglu_backward): one more write of the hidden layer per MLP in the backward, for
+    its bytes off the peak (recompute='activation'). The products are autograd's for F.linear."""
+
+    @staticmethod
+    def forward(ctx, swiglu, backend, weight, bias, a, b):
+        out = F.linear(activation(swiglu, backend, a, b), weight, bias)
+        ctx.save_for_backward(weight, a, b)
+        ctx.swiglu, ctx.backend, ctx.hidden_dtype = swiglu, backend, a.dtype
+        ctx.bias_dtype = None if bias is None else bias.dtype
+        return out
+
+    @staticmethod
+    def backward(ctx, dy):
+        weight, a, b = ctx.saved_tensors
+        dy2 = dy.reshape(-1, dy.shape[-1])  # (B * T, C), in the dtype the forward's product ran in
+        d_hidden = dy2.mm(weight.to(dy.dtype)).view(*a.shape[:-1], -1).to(ctx.hidden_dtype)  # (B, T, hidden)
+        backward = kernels.swiglu_backward if ctx.swiglu else kernels.gelu_backward
+        da, db, hidden = backward(d_hidden, a, b, backend=ctx.backend)
+        dw = dy2.t().mm(hidden.view(dy2.shape[0], -1).to(dy.dtype)).to(weight.dtype) if ctx.needs_input_grad[2] else None
+        dbias = dy2.sum(0).to(ctx.bias_dtype) if ctx.needs_input_grad[3] else None
+        return None, None, dw, dbias, da, db
+
 class MLP(nn.Module):
     """gpt2: GELU(x W1) W2 with a 4x hidden layer. llama: (silu(x Wg) * x Wu) W2 with a
     hidden layer of about 8/3 x (same parameter count); Wg and Wu are one matmul."""
@@ -302,22 +332,25 @@ class MLP(nn.Module):
         self.c_proj = nn.Linear(hidden, config.n_embd, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x, w_fc, w_proj):
+    def forward(self, x, w_fc, w_proj, keep_activation=True):
         """w_fc, w_proj: c_fc's and c_proj's weights as the block casts them (Block.matrices).
-        The Linears hold the parameters only: their forward is not called (nor their hooks)."""
+        The Linears hold the parameters only: their forward is not called (nor their hooks).
+        keep_activation=False: the backward makes the activation's output again (LinearOfActivation)."""
         if self.swiglu:
-            gate, up = F.linear(x, w_fc, self.c_fc.bias).chunk(2, dim=-1)  # read in place by the kernel
-            h = kernels.swiglu(gate, up, backend=self.backend)
+            a, b = F.linear(x, w_fc, self.c_fc.bias).chunk(2, dim=-1)  # gate, up: read in place by the kernel
         elif self.bias_in_gelu:
-            h = kernels.gelu(F.linear(x, w_fc), self.c_fc.bias, backend=self.backend)
+            a, b = F.linear(x, w_fc), self.c_fc.bias
         else:
-            h = kernels.gelu(F.linear(x, w_fc, self.c_fc.bias), backend=self.backend)
-        return self.dropout(F.linear(h, w_proj, self.c_proj.bias))
+            a, b = F.linear(x, w_fc, self.c_fc.bias), None
+        if keep_activation:
+            return self.dropout(F.linear(activation(self.swiglu, self.backend, a, b), w_proj, self.c_proj.bias))
+        return self.dropout(LinearOfActivation.apply(self.swiglu, self.backend, w_proj, self.c_proj.bias, a, b))
 
-# what the backward recomputes rather than keeps from the forward: nothing; each MLP (from its
-# input, which is kept: its hidden activations are 44% of what a GPT-2 block keeps); each whole
-# block (from its inputs: the residual stream and the last update)
-RECOMPUTE = ('none', 'mlp', 'block')
+# what the backward recomputes rather than keeps from the forward: nothing; each MLP's activation
+# output (from the activation's input, in the activation's backward pass: LinearOfActivation);
+# each MLP (from its input, which is kept: its hidden activations are 44% of what a GPT-2 block
+# keeps); each whole block (from its inputs: the residual stream and the last update)
+RECOMPUTE = ('none', 'activation', 'mlp', 'block')
 
 def recomputed(module, *args, dropout, every_op):
     """module(*args) with its activations freed after the forward and recomputed in the backward
@@ -333,25 +366,25 @@ def recomputed(module, *args, dropout, every_op):
 
 class Block(nn.Module):
 
-    def __init__(self, config, impl, recompute_mlp=False, cast_per_block=True):
+    def __init__(self, config, impl, recompute='none', cast_per_block=True):
         super().__init__()
         self.ln_1 = make_norm(config, impl)
         self.attn = CausalSelfAttention(config, impl)
         self.ln_2 = make_norm(config, impl)
         self.mlp = MLP(config, impl)
-        self.recompute_mlp, self.dropout, self.cast_per_block = recompute_mlp, config.dropout, cast_per_block
+        self.recompute, self.dropout, self.cast_per_block = recompute, config.dropout, cast_per_block  # recompute: 'none', 'activation', 'mlp'
 
     def forward(self, x, update, rope=None):
         """x: the residual stream; update: the last sublayer's output, still to be added
         to it (None before the first block). Returns the next (x, update)."""
-        recompute_mlp = self.recompute_mlp and self.training
-        w_attn, w_attn_proj, w_fc, w_mlp_proj = self.matrices(x, recompute_mlp)
+        recompute = self.recompute if self.training else 'none'
+        w_attn, w_attn_proj, w_fc, w_mlp_proj = self.matrices(x, recompute == 'mlp')
         h, x = self.ln_1(x, update)
         update = self.attn(h, w_attn, w_attn_proj, rope)
         h, x = self.ln_2(x, update)
-        if recompute_mlp:
+        if recompute == 'mlp':
             return x, recomputed(self.mlp, h, w_fc, w_mlp_proj, dropout=self.dropout, every_op=True)
-        return x, self.mlp(h, w_fc, w_mlp_proj)
+        return x, self.mlp(h, w_fc, w_mlp_proj, keep_activation=recompute != 'activation')
 
     def matrices(self, x, recompute_mlp):
         """The block's four weight matrices for its matmuls: with cast_per_block, in an eager
@@ -396,7 +429,8 @@ class GPT(nn.Module):
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),
             drop=nn.Dropout(config.dropout),
-            h=nn.ModuleList([Block(config, self.kernels, recompute == 'mlp', cast_per_block) for _ in range(config.n_layer)]),
+            h=nn.ModuleList([Block(config, self.kernels, 'none' if self.recompute_blocks else recompute, cast_per_block)
+                             for _ in range(config.n_layer)]),
             ln_f=make_norm(config, self.kernels),
         ))
         if config.arch == 'gpt2':

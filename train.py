@@ -59,7 +59,7 @@ n_embd = 768
 dropout = 0.0
 bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
-recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'mlp' (each MLP's), 'block' (each block's)
+recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'activation' (each MLP's activation output), 'mlp' (each MLP's), 'block' (each block's)
 autocast_residual = False  # the residual stream in autocast's dtype (bf16) instead of fp32: fewer bytes per norm, less memory
 kernels = 'auto'  # 'auto' (Triton where it can run and was measured faster), 'triton' or 'torch'
 # per-op overrides: True or False decides the op whatever `kernels` says, None follows it

@@ -7,8 +7,8 @@ imports without Triton and without a GPU; the ops then run their references.
 from kernels.backend import TRITON_AVAILABLE, INTERPRET, BACKENDS
 from kernels.norm import layer_norm, layer_norm_ref, rms_norm, rms_norm_ref
 from kernels.rotary import rotary, rotary_ref, rotary_qkv, rotary_qkv_ref
-from kernels.swiglu import swiglu, swiglu_ref
-from kernels.gelu import gelu, gelu_ref
+from kernels.swiglu import swiglu, swiglu_ref, swiglu_backward, swiglu_backward_ref
+from kernels.gelu import gelu, gelu_ref, gelu_backward, gelu_backward_ref
 from kernels.attention import flash_attention, flash_attention_qkv, flash_attention_ref
 from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref
 from kernels.newton_schulz import newton_schulz, newton_schulz_ref

@@ -9,7 +9,9 @@ Backward:
     erf:  gelu'(u) = P(u) + u * exp(-u^2 / 2) / sqrt(2 pi)
     tanh: gelu'(u) = (1 + t) / 2 + u * (1 - t^2) * k * (1 + 3 c u^2) / 2
     dx = dy * gelu'(u),   dbias = sum over rows of dx
-The backward recomputes u from x and the bias (nothing else is saved). dbias: each
+The backward recomputes u from x and the bias (nothing else is saved); asked (with_y), the
+same pass writes y again, for a model that keeps GELU's input but not its output, which the
+next matmul would keep for its weight gradient (model.py, recompute='activation'). dbias: each
 backward program sums its tile's dx over its BLOCK_M rows in fp32 and writes that
 row of partial sums; one torch sum reduces the (M / BLOCK_M, N) buffer: no atomics,
 deterministic.
@@ -31,6 +33,13 @@ APPROXIMATIONS = ("none", "tanh")
 
 def gelu_ref(x, bias=None, approximate="none"):
     return F.gelu(x if bias is None else x + bias, approximate=approximate).to(x.dtype)
+
+def gelu_backward_ref(dy, x, bias=None, approximate="none"):
+    """(dx, dbias or None, y): gelu_ref's gradients, as autograd computes them, and its output."""
+    u = x if bias is None else x + bias
+    du = torch.ops.aten.gelu_backward(dy.to(u.dtype), u, approximate=approximate)
+    dbias = None if bias is None else du.reshape(-1, du.shape[-1]).sum(0).to(bias.dtype)
+    return du.to(x.dtype), dbias, F.gelu(u, approximate=approximate).to(x.dtype)
 
 @triton.jit
 def _gelu_and_grad(u, TANH: tl.constexpr):
@@ -83,15 +92,18 @@ def _gelu_bwd_kernel(
     Bias,    # (N,) bias; read only if HAS_BIAS
     DX,      # (M, N) gradient of x, contiguous
     DBias,   # (cdiv(M, BLOCK_M), N) fp32 partial sums of dx, one row per row block; written only if HAS_BIAS
+    Y,       # (M, N) the forward's output made again, contiguous; written only if WITH_Y
     M, N, stride_dy, stride_x,
-    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, WITH_Y: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     rows, cols, mask = _tile(M, N, BLOCK_M, BLOCK_N)
     u = _load_u(X, Bias, rows, cols, mask, N, stride_x, HAS_BIAS)
     dy = tl.load(DY + rows[:, None] * stride_dy + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    _, grad = _gelu_and_grad(u, TANH)
+    y, grad = _gelu_and_grad(u, TANH)
     dx = dy * grad  # 0 where masked: dy is 0 there
     tl.store(DX + rows[:, None] * N + cols[None, :], dx.to(DX.dtype.element_ty), mask=mask)
+    if WITH_Y:  # the forward kernel's arithmetic, so the same bits
+        tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
     if HAS_BIAS:
         tl.store(DBias + tl.program_id(0).to(tl.int64) * N + cols, tl.sum(dx, axis=0), mask=cols < N)
 
@@ -127,25 +139,29 @@ def gelu_fwd(x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str) ->
             HAS_BIAS=bias is not None, TANH=approximate == "tanh", **meta)
     return y
 
-def _fake_gelu_bwd(dy, x, bias, approximate):
+def _fake_gelu_bwd(dy, x, bias, approximate, with_y):
     return (torch.empty(x.shape, dtype=x.dtype, device=x.device),
-            x.new_empty(0 if bias is None else x.shape[-1], dtype=torch.float32))
+            x.new_empty(0 if bias is None else x.shape[-1], dtype=torch.float32),
+            torch.empty(x.shape if with_y else 0, dtype=x.dtype, device=x.device))
 
 @for_compile("gelu_bwd", _fake_gelu_bwd)
-def gelu_bwd(dy: torch.Tensor, x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str,
-             ) -> Tuple[torch.Tensor, torch.Tensor]:
-    """dx in x's dtype, and dbias in fp32 (empty without a bias)."""
+def gelu_bwd(dy: torch.Tensor, x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str, with_y: bool,
+             ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """dx in x's dtype, dbias in fp32 (empty without a bias), and with_y, the forward's output
+    (else empty)."""
     _check(x, bias, approximate)
     x2, dy2 = as_rows(x), as_rows(dy)
     M, N = x2.shape
     dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    y = torch.empty(x.shape if with_y else 0, dtype=x.dtype, device=x.device)
     grid, meta = _grid(M, N, 'bwd')
     partial = torch.empty((0, 0) if bias is None else (grid[0], N), dtype=torch.float32, device=x.device)
     if dx.numel() > 0:  # with no rows, partial is (0, N) and sums to zeros
         launch(_gelu_bwd_kernel)[grid](
-            dy2, x2, x2 if bias is None else bias.contiguous(), dx, partial, M, N, dy2.stride(0), x2.stride(0),
-            HAS_BIAS=bias is not None, TANH=approximate == "tanh", **meta)
-    return dx, partial.sum(0)
+            dy2, x2, x2 if bias is None else bias.contiguous(), dx, partial, y if with_y else dx,
+            M, N, dy2.stride(0), x2.stride(0), HAS_BIAS=bias is not None, TANH=approximate == "tanh",
+            WITH_Y=with_y, **meta)
+    return dx, partial.sum(0), y
 
 class GELUFunction(torch.autograd.Function):
 
@@ -158,7 +174,7 @@ class GELUFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy):
         x, bias = ctx.saved_tensors
-        dx, dbias = gelu_bwd(dy, x, bias, ctx.approximate)
+        dx, dbias, _ = gelu_bwd(dy, x, bias, ctx.approximate, False)
         return dx, None if bias is None else dbias.to(bias.dtype), None
 
 def gelu(x, bias=None, approximate="none", backend="auto"):
@@ -167,3 +183,12 @@ def gelu(x, bias=None, approximate="none", backend="auto"):
     if not use_triton("gelu", backend, x, bias):
         return gelu_ref(x, bias, approximate)
     return GELUFunction.apply(x, bias, approximate)
+
+def gelu_backward(dy, x, bias=None, approximate="none", backend="auto"):
+    """(dx, dbias or None, y): gelu's backward given its output's gradient dy, and its output y
+    made again in the same pass (Triton) or by gelu_ref (PyTorch). For a caller that keeps x and
+    not y (model.py's recompute='activation')."""
+    if not use_triton("gelu", backend, x, bias, dy):
+        return gelu_backward_ref(dy, x, bias, approximate)
+    dx, dbias, y = gelu_bwd(dy, x, bias, approximate, True)
+    return dx, None if bias is None else dbias.to(bias.dtype), y

@@ -4,7 +4,10 @@ SwiGLU's gating: y = silu(gate) * up, elementwise, silu(a) = a * sigmoid(a).
 Forward:  y = a * s * b,  with s = sigmoid(a), a = gate, b = up
 Backward: da = dy * b * s * (1 + a * (1 - s)),   db = dy * a * s
 The backward recomputes s from a rather than saving silu(a): one tensor less
-written and read. Arithmetic in fp32, rounded once (torch rounds silu(a) first).
+written and read. Asked (with_y), it writes y again in the same pass, for a model that
+keeps gate and up but not y, which the next matmul would keep for its weight gradient
+(model.py, recompute='activation'). Arithmetic in fp32, rounded once (torch rounds
+silu(a) first).
 
 Constraints: gate and up of one shape (..., N), fp32, bf16 or fp16, any row strides
 with contiguous columns (the two halves of the MLP's fused projection are read in
@@ -19,6 +22,11 @@ from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch
 
 def swiglu_ref(gate, up):
     return F.silu(gate) * up
+
+def swiglu_backward_ref(dy, gate, up):
+    """(dgate, dup, y): swiglu_ref's gradients, as autograd computes them, and its output."""
+    s = F.silu(gate)
+    return torch.ops.aten.silu_backward(dy * up, gate).to(gate.dtype), (dy * s).to(up.dtype), s * up
 
 @triton.jit
 def _swiglu_fwd_kernel(
@@ -42,8 +50,9 @@ def _swiglu_bwd_kernel(
     B,       # (M, N) up, rows stride_b apart
     DA,      # (M, N) gradient of gate, contiguous
     DB,      # (M, N) gradient of up, contiguous
+    Y,       # (M, N) the forward's output made again, contiguous; written only if WITH_Y
     N, stride_dy, stride_a, stride_b,
-    BLOCK_N: tl.constexpr,
+    WITH_Y: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -54,6 +63,8 @@ def _swiglu_bwd_kernel(
     s = tl.sigmoid(a)
     tl.store(DA + row * N + cols, (dy * b * s * (1.0 + a * (1.0 - s))).to(DA.dtype.element_ty), mask=mask)
     tl.store(DB + row * N + cols, (dy * a * s).to(DB.dtype.element_ty), mask=mask)
+    if WITH_Y:  # the forward kernel's arithmetic, so the same bits
+        tl.store(Y + row * N + cols, (a * s * b).to(Y.dtype.element_ty), mask=mask)
 
 BLOCK_N = 4096  # columns per program; chosen by `python bench.py --tune=True`: docs/perf-notes.md
 NUM_WARPS = 16
@@ -80,21 +91,26 @@ def swiglu_fwd(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
             a, b, y, a.shape[1], a.stride(0), b.stride(0), BLOCK_N=block, num_warps=NUM_WARPS)
     return y
 
-def _fake_swiglu_bwd(dy, gate, up):
+def _fake_swiglu_bwd(dy, gate, up, with_y):
     return torch.empty_like(gate, memory_format=torch.contiguous_format), \
-        torch.empty_like(up, memory_format=torch.contiguous_format)
+        torch.empty_like(up, memory_format=torch.contiguous_format), \
+        gate.new_empty(gate.shape if with_y else 0, dtype=torch.promote_types(gate.dtype, up.dtype))
 
 @for_compile("swiglu_bwd", _fake_swiglu_bwd)
-def swiglu_bwd(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+def swiglu_bwd(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor, with_y: bool,
+               ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """dgate, dup, and with_y, the forward's output (else empty)."""
     _check(gate, up)
     a, b, dy2 = as_rows(gate), as_rows(up), as_rows(dy)
     da = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
     db = torch.empty(up.shape, dtype=up.dtype, device=up.device)
+    y = gate.new_empty(gate.shape if with_y else 0, dtype=torch.promote_types(gate.dtype, up.dtype))
     if da.numel() > 0:
         grid, block = _grid(*a.shape)
         launch(_swiglu_bwd_kernel)[grid](
-            dy2, a, b, da, db, a.shape[1], dy2.stride(0), a.stride(0), b.stride(0), BLOCK_N=block, num_warps=NUM_WARPS)
-    return da, db
+            dy2, a, b, da, db, y if with_y else da, a.shape[1], dy2.stride(0), a.stride(0), b.stride(0),
+            WITH_Y=with_y, BLOCK_N=block, num_warps=NUM_WARPS)
+    return da, db, y
 
 class SwiGLUFunction(torch.autograd.Function):
 
@@ -105,7 +121,8 @@ class SwiGLUFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, dy):
-        return swiglu_bwd(dy, *ctx.saved_tensors)
+        dgate, dup, _ = swiglu_bwd(dy, *ctx.saved_tensors, False)
+        return dgate, dup
 
 def swiglu(gate, up, backend="auto"):
     """F.silu(gate) * up, by the Triton kernel or PyTorch as `backend` says
@@ -113,3 +130,11 @@ def swiglu(gate, up, backend="auto"):
     if not use_triton("swiglu", backend, gate, up):
         return swiglu_ref(gate, up)
     return SwiGLUFunction.apply(gate, up)
+
+def swiglu_backward(dy, gate, up, backend="auto"):
+    """(dgate, dup, y): swiglu's backward given its output's gradient dy, and its output y made
+    again in the same pass (Triton) or by swiglu_ref (PyTorch). For a caller that keeps gate and
+    up and not y (model.py's recompute='activation')."""
+    if not use_triton("swiglu", backend, gate, up, dy):
+        return swiglu_backward_ref(dy, gate, up)
+    return swiglu_bwd(dy, gate, up, True)

@@ -62,6 +62,29 @@ def test_matches_reference(dtype, shape, approximate, has_bias, device):
     check_3way_all(NAMES, results, results_torch, run_ref(args, dy, approximate))
 
 
+# ---------------------------------------------------------------- backward with the output made again
+
+@pytest.mark.parametrize("has_bias", [True, False], ids=["bias", "nobias"])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_backward_gives_the_output_again(dtype, shape, approximate, has_bias, device):
+    """gelu_backward (model.py's recompute='activation'): the output and the gradients equal those
+    of the forward and the plain backward bit for bit, for each backend; so they are as accurate
+    as test_matches_reference finds them."""
+    (x, bias), dy = make_inputs(shape, dtype, device, has_bias)
+    for backend_name in ("triton", "torch"):
+        (y,), (dx, dbias) = run(backend_name, (x, bias), dy, approximate)
+        dx2, dbias2, y2 = kernels.gelu_backward(dy, x, bias, approximate, backend=backend_name)
+        assert y2.dtype == y.dtype and torch.equal(y2, y), backend_name
+        assert dx2.dtype == dx.dtype and torch.equal(dx2, dx), backend_name
+        if has_bias:  # PyTorch's autograd sums over x's leading dims at once, here over rows: rounding apart
+            torch.testing.assert_close(dbias2, dbias, rtol=1e-5, atol=1e-5 * x.shape[-2] ** 0.5)
+            assert dbias2.dtype == dbias.dtype and (backend_name == "torch" or torch.equal(dbias2, dbias))
+        else:
+            assert dbias2 is None
+
+
 # ---------------------------------------------------------------- mixed dtypes
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import kernels
-from model import GPT, GPTConfig, pick_kernels
+from model import GPT, GPTConfig, pick_kernels, mlp_hidden
 
 def tiny_config(arch, **kw):
     return GPTConfig(block_size=32, vocab_size=67, n_layer=2, n_head=4, n_embd=64, arch=arch,
@@ -34,9 +34,9 @@ def test_forward_backward(arch, device):
 
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 @pytest.mark.parametrize("setting", ["torch", "triton"])
-@pytest.mark.parametrize("recompute", ["mlp", "block"])
+@pytest.mark.parametrize("recompute", ["activation", "mlp", "block"])
 def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, device):
-    """recompute='mlp' / 'block' (the backward recomputes those activations) in fp32, with dropout
+    """recompute='activation' / 'mlp' / 'block' (the backward recomputes those activations) in fp32, with dropout
     (its draws replayed in the recomputation): the loss and every gradient equal the plain
     model's bit for bit, with PyTorch's ops and with the Triton kernels alike (but the Triton
     attention, which has no dropout)."""
@@ -53,6 +53,48 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, d
     assert all(torch.equal(a, b) for a, b in zip(runs['none'][1], runs[recompute][1]))
     with pytest.raises(ValueError, match="recompute must be one of"):
         GPT(tiny_config(arch), kernels='torch', recompute='attention')
+
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+@pytest.mark.parametrize("setting", ["torch", "triton"])
+def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(arch, setting, device):
+    """recompute='activation' under bf16 autocast, eager and traced by torch.compile (aot_eager,
+    which keeps bits): the loss and every gradient over two accumulated micro-steps equal the
+    plain model's bit for bit (LinearOfActivation's products are autograd's for F.linear). In
+    fp32, the tensors kept for the backward come to exactly one hidden layer per block fewer
+    bytes; PyTorch's SwiGLU (silu(gate) * up) keeps silu(gate) as well, a second one."""
+    runs = {}
+    for mode, compiled in (('none', False), ('activation', False), ('activation', True)):
+        torch.manual_seed(0)
+        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode).to(device)
+        if compiled:
+            torch._dynamo.reset()
+        stepped = torch.compile(model, backend='aot_eager') if compiled else model
+        losses = []
+        for micro_step in range(2):
+            with torch.autocast(device, dtype=torch.bfloat16):
+                _, loss = stepped(*batch(device, B=micro_step + 1))
+            loss.backward()
+            losses.append(loss.detach())
+        runs[mode, compiled] = losses, [p.grad for p in model.parameters()]
+    for losses, grads in (runs['activation', False], runs['activation', True]):
+        assert all(torch.equal(a, b) for a, b in zip(runs['none', False][0], losses))
+        assert all(a.dtype == b.dtype and torch.equal(a, b) for a, b in zip(runs['none', False][1], grads))
+
+    kept = {}
+    for mode in ('none', 'activation'):
+        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode).to(device)
+        storages = {}  # by address: views of one tensor, or one tensor kept twice, count once
+
+        def pack(t):
+            storages[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+            return t
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            model(*batch(device))
+        kept[mode] = sum(storages.values())
+    config, (B, T) = tiny_config(arch), batch(device)[0].shape
+    hidden_layers = 2 if arch == 'llama' and setting == 'torch' else 1
+    assert kept['none'] - kept['activation'] == hidden_layers * config.n_layer * B * T * mlp_hidden(config) * 4
+
 
 def autograd_nodes(tensor):
     """Counter of the node names in tensor's backward graph."""

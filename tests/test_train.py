@@ -211,7 +211,7 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--cuda_graph=True', check=False),
                'cuda_graph=True: it needs CUDA')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--recompute=attention', check=False),
-               "recompute must be one of ('none', 'mlp', 'block')")
+               "recompute must be one of ('none', 'activation', 'mlp', 'block')")
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--use_triton_mlp=True', check=False),
                'use_triton_mlp=True cannot run')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--optimizer=muon', '--use_triton_newton_schulz=True',
