@@ -308,12 +308,15 @@ class LinearOfActivation(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy):
         weight, a, b = ctx.saved_tensors
-        dy2 = dy.reshape(-1, dy.shape[-1])  # (B * T, C), in the dtype the forward's product ran in
-        d_hidden = dy2.mm(weight.to(dy.dtype)).view(*a.shape[:-1], -1).to(ctx.hidden_dtype)  # (B, T, hidden)
-        backward = kernels.swiglu_backward if ctx.swiglu else kernels.gelu_backward
-        da, db, hidden = backward(d_hidden, a, b, backend=ctx.backend)
-        dw = dy2.t().mm(hidden.view(dy2.shape[0], -1).to(dy.dtype)).to(weight.dtype) if ctx.needs_input_grad[2] else None
-        dbias = dy2.sum(0).to(ctx.bias_dtype) if ctx.needs_input_grad[3] else None
+        # outside autocast, as autograd runs F.linear's backward: torch.compile traces this under
+        # the forward's autocast, which would sum the bias gradient in fp32, not in dy's dtype
+        with torch.autocast(dy.device.type, enabled=False):
+            dy2 = dy.reshape(-1, dy.shape[-1])  # (B * T, C), in the dtype the forward's product ran in
+            d_hidden = dy2.mm(weight.to(dy.dtype)).view(*a.shape[:-1], -1).to(ctx.hidden_dtype)  # (B, T, hidden)
+            backward = kernels.swiglu_backward if ctx.swiglu else kernels.gelu_backward
+            da, db, hidden = backward(d_hidden, a, b, backend=ctx.backend)
+            dw = dy2.t().mm(hidden.view(dy2.shape[0], -1).to(dy.dtype)).to(weight.dtype) if ctx.needs_input_grad[2] else None
+            dbias = dy2.sum(0).to(ctx.bias_dtype) if ctx.needs_input_grad[3] else None
         return None, None, dw, dbias, da, db
 
 class MLP(nn.Module):
