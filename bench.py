@@ -14,6 +14,7 @@ $ python bench.py --optim                # AdamW vs Muon: what the optimizer ste
 $ python bench.py --tune                 # the kernels' tile settings, timed
 Without CUDA it says so and runs what it can on the CPU (eager, a small model).
 """
+import gc
 import os
 import json
 import time
@@ -26,7 +27,7 @@ from torch.autograd import DeviceType
 from kernels import newton_schulz
 from kernels.backend import TRITON_AVAILABLE, triton
 from kernels.choose import time_ms
-from model import GPTConfig, GPT, RECOMPUTE, gpu_peak_flops, measure_kernels, mlp_hidden
+from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, gpu_peak_flops, measure_kernels, mlp_hidden
 from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
@@ -48,6 +49,13 @@ steps = None  # the end-to-end table; None: when no other part below is asked fo
 variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
 recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
+# the kernels variants' per-op overrides, as train.py's: True or False decides the op, None measures it ('auto')
+use_triton_layer_norm = None
+use_triton_rms_norm = None
+use_triton_rotary = None
+use_triton_mlp = None  # the MLP's GELU or SwiGLU
+use_triton_attention = None
+use_triton_cross_entropy = None
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all
@@ -109,7 +117,7 @@ def build(variant):
     overrides, timings = None, None
     if setting == 'kernels' and cuda:
         overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache,
-                                             graphed=bool(graphed),
+                                             {name: config[f'use_triton_{name}'] for name in OVERRIDES}, graphed=bool(graphed),
                                              model_args=dict(recompute=recompute, autocast_residual=autocast_residual))
     torch.manual_seed(seed)
     model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
@@ -165,7 +173,15 @@ if steps:
         raise SystemExit(f"error: recompute must be one of {RECOMPUTE}, got {recompute!r}")
     chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
-        print(f"\n[{i + 1}/{len(chosen)}] {variant}: building, {warmup_steps} warm-up + {timed_steps} timed steps", flush=True)
+        # what the last variant left allocated (a compiled graph's references, say) would count in this one's
+        # peak: dropped first; both figures are reported
+        left = torch.cuda.memory_allocated() / 2 ** 20 if cuda else 0.0
+        gc.collect()
+        torch._dynamo.reset()
+        resident = torch.cuda.memory_allocated() / 2 ** 20 if cuda else 0.0
+        print(f"\n[{i + 1}/{len(chosen)}] {variant}: building, {warmup_steps} warm-up + {timed_steps} timed steps"
+              + (f" ({left:,.0f} MiB left allocated before it, {resident:,.0f} after gc and Dynamo's reset)" if cuda else ""),
+              flush=True)
         model, step_model = build(variant)
         train_step, losses = stepper(variant, step_model, make_optimizer(model))
         if cuda:
@@ -174,6 +190,7 @@ if steps:
         ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
         runs[variant] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=model.estimate_mfu(tokens, ms / 1e3, peak_flops),
                              peak_mem_mib=torch.cuda.max_memory_allocated() / 2 ** 20 if cuda else None,
+                             left_before_mib=left, resident_before_mib=resident,
                              first_loss=losses[0].item(), final_loss=losses[-1].item(),
                              kernels=model.kernels, kernel_timings=model.kernel_timings)
         print(f"  {ms:.2f} ms/iter, loss {runs[variant]['final_loss']:.4f}", flush=True)

@@ -85,17 +85,16 @@ def _gelu_fwd_kernel(
     y, _ = _gelu_and_grad(u, TANH)
     tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
 
-@triton.jit(do_not_specialize=["with_y"])
+@triton.jit
 def _gelu_bwd_kernel(
     DY,      # (M, N) gradient of y, rows stride_dy apart
     X,       # (M, N) forward input, rows stride_x apart
     Bias,    # (N,) bias; read only if HAS_BIAS
     DX,      # (M, N) gradient of x, contiguous
     DBias,   # (cdiv(M, BLOCK_M), N) fp32 partial sums of dx, one row per row block; written only if HAS_BIAS
-    Y,       # (M, N) the forward's output made again, contiguous; written only if with_y
+    Y,       # (M, N) the forward's output made again, contiguous; written only if WITH_Y
     M, N, stride_dy, stride_x,
-    with_y,  # 0 or 1, not a constexpr: one compiled kernel, so dx has the same bits with and without y
-    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    HAS_BIAS: tl.constexpr, TANH: tl.constexpr, WITH_Y: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     rows, cols, mask = _tile(M, N, BLOCK_M, BLOCK_N)
     u = _load_u(X, Bias, rows, cols, mask, N, stride_x, HAS_BIAS)
@@ -103,7 +102,7 @@ def _gelu_bwd_kernel(
     y, grad = _gelu_and_grad(u, TANH)
     dx = dy * grad  # 0 where masked: dy is 0 there
     tl.store(DX + rows[:, None] * N + cols[None, :], dx.to(DX.dtype.element_ty), mask=mask)
-    if with_y:
+    if WITH_Y:  # a constexpr: as a run-time flag the kernel without y took 10% longer (docs/perf-notes.md)
         tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
     if HAS_BIAS:
         tl.store(DBias + tl.program_id(0).to(tl.int64) * N + cols, tl.sum(dx, axis=0), mask=cols < N)
@@ -160,8 +159,8 @@ def gelu_bwd(dy: torch.Tensor, x: torch.Tensor, bias: Optional[torch.Tensor], ap
     if dx.numel() > 0:  # with no rows, partial is (0, N) and sums to zeros
         launch(_gelu_bwd_kernel)[grid](
             dy2, x2, x2 if bias is None else bias.contiguous(), dx, partial, y if with_y else dx,
-            M, N, dy2.stride(0), x2.stride(0), int(with_y), HAS_BIAS=bias is not None, TANH=approximate == "tanh",
-            **meta)
+            M, N, dy2.stride(0), x2.stride(0), HAS_BIAS=bias is not None, TANH=approximate == "tanh",
+            WITH_Y=with_y, **meta)
     return dx, partial.sum(0), y
 
 class GELUFunction(torch.autograd.Function):

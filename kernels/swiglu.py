@@ -43,17 +43,16 @@ def _swiglu_fwd_kernel(
     b = tl.load(B + row * stride_b + cols, mask=mask, other=0.0).to(tl.float32)
     tl.store(Y + row * N + cols, (a * tl.sigmoid(a) * b).to(Y.dtype.element_ty), mask=mask)
 
-@triton.jit(do_not_specialize=["with_y"])
+@triton.jit
 def _swiglu_bwd_kernel(
     DY,      # (M, N) gradient of y, rows stride_dy apart
     A,       # (M, N) gate, rows stride_a apart
     B,       # (M, N) up, rows stride_b apart
     DA,      # (M, N) gradient of gate, contiguous
     DB,      # (M, N) gradient of up, contiguous
-    Y,       # (M, N) the forward's output made again, contiguous; written only if with_y
+    Y,       # (M, N) the forward's output made again, contiguous; written only if WITH_Y
     N, stride_dy, stride_a, stride_b,
-    with_y,  # 0 or 1, not a constexpr: one compiled kernel, so da and db have the same bits with and without y
-    BLOCK_N: tl.constexpr,
+    WITH_Y: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -64,7 +63,7 @@ def _swiglu_bwd_kernel(
     s = tl.sigmoid(a)
     tl.store(DA + row * N + cols, (dy * b * s * (1.0 + a * (1.0 - s))).to(DA.dtype.element_ty), mask=mask)
     tl.store(DB + row * N + cols, (dy * a * s).to(DB.dtype.element_ty), mask=mask)
-    if with_y:
+    if WITH_Y:
         tl.store(Y + row * N + cols, (a * s * b).to(Y.dtype.element_ty), mask=mask)
 
 BLOCK_N = 4096  # columns per program; chosen by `python bench.py --tune=True`: docs/perf-notes.md
@@ -110,7 +109,7 @@ def swiglu_bwd(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor, with_y: b
         grid, block = _grid(*a.shape)
         launch(_swiglu_bwd_kernel)[grid](
             dy2, a, b, da, db, y if with_y else da, a.shape[1], dy2.stride(0), a.stride(0), b.stride(0),
-            int(with_y), BLOCK_N=block, num_warps=NUM_WARPS)
+            WITH_Y=with_y, BLOCK_N=block, num_warps=NUM_WARPS)
     return da, db, y
 
 class SwiGLUFunction(torch.autograd.Function):

@@ -32,6 +32,10 @@ def test_forward_backward(arch, device):
     assert logits.shape == (3, 1, 67) and loss is None
     assert model.generate(x[:, :4], 5, temperature=0.0).shape == (3, 9)
 
+def equal_but_rounding(a, b, rounding):
+    """a equals b bit for bit (rounding 0), or as a whole within `rounding` of b's size."""
+    return torch.equal(a, b) if rounding == 0 else (a - b).norm().item() <= rounding * b.norm().item()
+
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 @pytest.mark.parametrize("setting", ["torch", "triton"])
 @pytest.mark.parametrize("recompute", ["activation", "mlp", "block"])
@@ -39,7 +43,8 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, d
     """recompute='activation' / 'mlp' / 'block' (the backward recomputes those activations) in fp32, with dropout
     (its draws replayed in the recomputation): the loss and every gradient equal the plain
     model's bit for bit, with PyTorch's ops and with the Triton kernels alike (but the Triton
-    attention, which has no dropout)."""
+    attention, which has no dropout), except 'activation' with the Triton kernels: within fp32
+    rounding there."""
     runs = {}
     for mode in ('none', recompute):
         torch.manual_seed(0)
@@ -50,7 +55,10 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, d
         loss.backward()
         runs[mode] = loss, [p.grad for p in model.parameters()]
     assert torch.equal(runs['none'][0], runs[recompute][0])
-    assert all(torch.equal(a, b) for a, b in zip(runs['none'][1], runs[recompute][1]))
+    # the Triton GELU / SwiGLU backward that writes the output again is another compiled kernel:
+    # the GPU's compiler may fuse its fp32 arithmetic differently (kernels' tests hold it to the three-way rule)
+    rounding = torch.finfo(torch.float32).eps * 16 if recompute == 'activation' and setting == 'triton' else 0
+    assert all(equal_but_rounding(a, b, rounding) for a, b in zip(runs['none'][1], runs[recompute][1]))
     with pytest.raises(ValueError, match="recompute must be one of"):
         GPT(tiny_config(arch), kernels='torch', recompute='attention')
 
@@ -59,7 +67,9 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, d
 def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(arch, setting, device):
     """recompute='activation' under bf16 autocast, eager and traced by torch.compile (aot_eager,
     which keeps bits): the loss and every gradient over two accumulated micro-steps equal the
-    plain model's bit for bit (LinearOfActivation's products are autograd's for F.linear). In
+    plain model's bit for bit (LinearOfActivation's products are autograd's for F.linear), with
+    the Triton kernels within bf16 rounding (the GPU's compiler may fuse the backward kernel's
+    arithmetic differently with and without its output). In
     fp32, the tensors kept for the backward come to exactly one hidden layer per block fewer
     bytes; PyTorch's SwiGLU (silu(gate) * up) keeps silu(gate) as well, a second one."""
     runs = {}
@@ -76,9 +86,10 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
             loss.backward()
             losses.append(loss.detach())
         runs[mode, compiled] = losses, [p.grad for p in model.parameters()]
+    rounding = torch.finfo(torch.bfloat16).eps / 2 if setting == 'triton' else 0  # as in the test above
     for losses, grads in (runs['activation', False], runs['activation', True]):
         assert all(torch.equal(a, b) for a, b in zip(runs['none', False][0], losses))
-        assert all(a.dtype == b.dtype and torch.equal(a, b) for a, b in zip(runs['none', False][1], grads))
+        assert all(a.dtype == b.dtype and equal_but_rounding(a, b, rounding) for a, b in zip(runs['none', False][1], grads))
 
     kept = {}
     for mode in ('none', 'activation'):
