@@ -173,14 +173,17 @@ if steps:
         raise SystemExit(f"error: recompute must be one of {RECOMPUTE}, got {recompute!r}")
     chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
-        # what the last variant left allocated (a compiled graph's references, say) would count in this one's
-        # peak: dropped first; both figures are reported
+        # what the last variant left allocated would count in this one's peak: its objects, and cuBLAS's
+        # workspace for each stream it (or kernels/choose.py's timing) ran matmuls on, 32-160 MiB a variant
+        # (docs/perf-notes.md); dropped first, both figures reported
         left = torch.cuda.memory_allocated() / 2 ** 20 if cuda else 0.0
         gc.collect()
         torch._dynamo.reset()
+        if cuda:
+            torch._C._cuda_clearCublasWorkspaces()
         resident = torch.cuda.memory_allocated() / 2 ** 20 if cuda else 0.0
         print(f"\n[{i + 1}/{len(chosen)}] {variant}: building, {warmup_steps} warm-up + {timed_steps} timed steps"
-              + (f" ({left:,.0f} MiB left allocated before it, {resident:,.0f} after gc and Dynamo's reset)" if cuda else ""),
+              + (f" ({left:,.0f} MiB left allocated before it, {resident:,.0f} after gc, Dynamo's reset, cuBLAS's workspaces freed)" if cuda else ""),
               flush=True)
         model, step_model = build(variant)
         train_step, losses = stepper(variant, step_model, make_optimizer(model))
