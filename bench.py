@@ -49,13 +49,10 @@ steps = None  # the end-to-end table; None: when no other part below is asked fo
 variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
 recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
-# the kernels variants' per-op overrides, as train.py's: True or False decides the op, None measures it ('auto')
-use_triton_layer_norm = None
-use_triton_rms_norm = None
-use_triton_rotary = None
-use_triton_mlp = None  # the MLP's GELU or SwiGLU
-use_triton_attention = None
-use_triton_cross_entropy = None
+# the kernels variants' per-op overrides use_triton_<name>, as train.py's, for each name in model.OVERRIDES
+# (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
+# decides the op, None measures it ('auto')
+globals().update({f'use_triton_{name}': None for name in OVERRIDES})
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all

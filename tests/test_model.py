@@ -32,6 +32,21 @@ def test_forward_backward(arch, device):
     assert logits.shape == (3, 1, 67) and loss is None
     assert model.generate(x[:, :4], 5, temperature=0.0).shape == (3, 9)
 
+def autocast_micro_steps(model, compiled, device):
+    """Two accumulated micro-steps of model under bf16 autocast, eager or traced by torch.compile
+    (aot_eager, which keeps bits). Returns (the losses, the gradients, the model as stepped, the
+    last loss with its graph)."""
+    if compiled:  # compiled afresh: past Dynamo's recompile limit GPT.forward would run eager unnoticed
+        torch._dynamo.reset()
+    stepped = torch.compile(model, backend='aot_eager') if compiled else model
+    losses = []
+    for micro_step in range(2):
+        with torch.autocast(device, dtype=torch.bfloat16):
+            _, loss = stepped(*batch(device, B=micro_step + 1))
+        loss.backward()
+        losses.append(loss.detach())
+    return losses, [p.grad for p in model.parameters()], stepped, loss
+
 def equal_but_rounding(a, b, rounding):
     """a equals b bit for bit (rounding 0), or as a whole within `rounding` of b's size."""
     return torch.equal(a, b) if rounding == 0 else (a - b).norm().item() <= rounding * b.norm().item()
@@ -76,16 +91,7 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
     for mode, compiled in (('none', False), ('activation', False), ('activation', True)):
         torch.manual_seed(0)
         model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode).to(device)
-        if compiled:
-            torch._dynamo.reset()
-        stepped = torch.compile(model, backend='aot_eager') if compiled else model
-        losses = []
-        for micro_step in range(2):
-            with torch.autocast(device, dtype=torch.bfloat16):
-                _, loss = stepped(*batch(device, B=micro_step + 1))
-            loss.backward()
-            losses.append(loss.detach())
-        runs[mode, compiled] = losses, [p.grad for p in model.parameters()]
+        runs[mode, compiled] = autocast_micro_steps(model, compiled, device)[:2]
     rounding = torch.finfo(torch.bfloat16).eps / 2 if setting == 'triton' else 0  # as in the test above
     for losses, grads in (runs['activation', False], runs['activation', True]):
         assert all(torch.equal(a, b) for a, b in zip(runs['none', False][0], losses))
@@ -133,18 +139,10 @@ def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, setting, recomp
         torch.manual_seed(0)
         model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=recompute,
                     cast_per_block=cast_per_block).to(device)
-        if compiled:  # compiled afresh: past Dynamo's recompile limit GPT.forward would run eager unnoticed
-            torch._dynamo.reset()
-        stepped = torch.compile(model, backend='aot_eager') if compiled else model
-        losses = []
-        for micro_step in range(2):
-            with torch.autocast(device, dtype=torch.bfloat16):
-                _, loss = stepped(*batch(device, B=micro_step + 1))
-            loss.backward()
-            losses.append(loss.detach())
+        losses, grads, stepped, loss = autocast_micro_steps(model, compiled, device)
         with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
             logits, _ = stepped(batch(device)[0])
-        runs[cast_per_block, compiled] = losses, [p.grad for p in model.parameters()], logits, autograd_nodes(loss)
+        runs[cast_per_block, compiled] = losses, grads, logits, autograd_nodes(loss)
     losses0, grads0, logits0, nodes0 = runs[False, False]
     for losses, grads, logits, _ in (runs[True, False], runs[True, True]):
         assert all(torch.equal(a, b) for a, b in zip(losses0, losses))
