@@ -111,10 +111,11 @@ def build(variant):
     step (as train.py's kernels='auto'); the same initial weights for every variant."""
     setting, compiled, *graphed = variant.split()
     compiled = compiled == 'compiled'
-    overrides, timings = None, None
+    overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES} if setting == 'kernels' else None
+    timings = None
     if setting == 'kernels' and cuda:
         overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache,
-                                             {name: config[f'use_triton_{name}'] for name in OVERRIDES}, graphed=bool(graphed),
+                                             overrides, graphed=bool(graphed),
                                              model_args=dict(recompute=recompute, autocast_residual=autocast_residual))
     torch.manual_seed(seed)
     model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
@@ -150,6 +151,14 @@ def stepper(variant, step_model, optimizer):
 
     return train_step, losses
 
+def drop_leftovers():
+    """Free what nothing uses any more: garbage, and cuBLAS's workspaces (one per stream that ran a matmul,
+    kept allocated until freed), so that a peak counts only what its own steps allocate."""
+    gc.collect()
+    if cuda:
+        torch._C._cuda_clearCublasWorkspaces()
+        torch.cuda.empty_cache()
+
 def make_optimizer(model, muon=None):
     """AdamW as nanoGPT's bench sets it up, or Muon with AdamW for the rest (muon: its settings)."""
     return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=muon)
@@ -171,21 +180,19 @@ if steps:
     chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
         # what the last variant left allocated would count in this one's peak: its objects, and cuBLAS's
-        # workspace for each stream it (or kernels/choose.py's timing) ran matmuls on, 32-160 MiB a variant
-        # (docs/perf-notes.md); dropped first, both figures reported
+        # workspace for each stream it ran matmuls on, 32-160 MiB a variant (docs/perf-notes.md); dropped
+        # first, both figures reported
         left = torch.cuda.memory_allocated() / 2 ** 20 if cuda else 0.0
-        gc.collect()
         torch._dynamo.reset()
-        if cuda:
-            torch._C._cuda_clearCublasWorkspaces()
+        drop_leftovers()
         resident = torch.cuda.memory_allocated() / 2 ** 20 if cuda else 0.0
         print(f"\n[{i + 1}/{len(chosen)}] {variant}: building, {warmup_steps} warm-up + {timed_steps} timed steps"
-              + (f" ({left:,.0f} MiB left allocated before it, {resident:,.0f} after gc, Dynamo's reset, cuBLAS's workspaces freed)" if cuda else ""),
-              flush=True)
+              + (f" ({left:,.0f} MiB left allocated before it, {resident:,.0f} after gc, Dynamo's reset and "
+                 "freeing cuBLAS's workspaces)" if cuda else ""), flush=True)
         model, step_model = build(variant)
         train_step, losses = stepper(variant, step_model, make_optimizer(model))
+        drop_leftovers()  # the kernels variants' timing of each op (kernels/choose.py) ran on side streams too
         if cuda:
-            torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
         ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
         runs[variant] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=model.estimate_mfu(tokens, ms / 1e3, peak_flops),

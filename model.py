@@ -299,9 +299,10 @@ class LinearOfActivation(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, swiglu, backend, weight, bias, a, b):
-        out = F.linear(activation(swiglu, backend, a, b), weight, bias)
+        hidden = activation(swiglu, backend, a, b)
         ctx.save_for_backward(weight, a, b)
-        ctx.swiglu, ctx.backend, ctx.hidden_dtype = swiglu, backend, a.dtype
+        ctx.swiglu, ctx.backend, ctx.hidden_dtype = swiglu, backend, hidden.dtype
+        out = F.linear(hidden, weight, bias)
         ctx.bias_dtype = None if bias is None else bias.dtype
         return out
 
@@ -315,7 +316,8 @@ class LinearOfActivation(torch.autograd.Function):
             d_hidden = dy2.mm(weight.to(dy.dtype)).view(*a.shape[:-1], -1).to(ctx.hidden_dtype)  # (B, T, hidden)
             backward = kernels.swiglu_backward if ctx.swiglu else kernels.gelu_backward
             da, db, hidden = backward(d_hidden, a, b, backend=ctx.backend)
-            dw = dy2.t().mm(hidden.view(dy2.shape[0], -1).to(dy.dtype)).to(weight.dtype) if ctx.needs_input_grad[2] else None
+            hidden = hidden.reshape(dy2.shape[0], -1).to(dy.dtype)  # (B * T, hidden)
+            dw = dy2.t().mm(hidden).to(weight.dtype) if ctx.needs_input_grad[2] else None
             dbias = dy2.sum(0).to(ctx.bias_dtype) if ctx.needs_input_grad[3] else None
         return None, None, dw, dbias, da, db
 

@@ -26,7 +26,7 @@ def swiglu_ref(gate, up):
 def swiglu_backward_ref(dy, gate, up):
     """(dgate, dup, y): swiglu_ref's gradients, as autograd computes them, and its output."""
     s = F.silu(gate)
-    return torch.ops.aten.silu_backward(dy * up, gate).to(gate.dtype), (dy * s).to(up.dtype), s * up
+    return torch.ops.aten.silu_backward((dy * up).to(s.dtype), gate), (dy * s).to(up.dtype), s * up
 
 @triton.jit
 def _swiglu_fwd_kernel(

@@ -68,16 +68,18 @@ def test_matches_reference(dtype, shape, approximate, has_bias, device):
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
-def test_backward_gives_the_output_again(dtype, shape, approximate, has_bias, device):
+@pytest.mark.parametrize("bias_dtype", [None, torch.float32], ids=["", "fp32bias"])  # fp32: as under autocast
+def test_backward_gives_the_output_again(dtype, shape, approximate, has_bias, bias_dtype, device):
     """gelu_backward (model.py's recompute='activation'): its output made again and its gradients
     are as accurate as the forward's and the plain backward's, by the three-way rule. PyTorch's
     are the same bits; the Triton kernel with WITH_Y is another compiled kernel, whose arithmetic
     the compiler may fuse differently (on the GPU it did: dx an fp32 unit apart)."""
-    (x, bias), dy = make_inputs(shape, dtype, device, has_bias)
+    (x, bias), dy = make_inputs(shape, dtype, device, has_bias, bias_dtype)
     results_torch, ref = run("torch", (x, bias), dy, approximate), run_ref((x, bias), dy, approximate)
     for backend_name in ("triton", "torch"):
         dx, dbias, y = kernels.gelu_backward(dy, x, bias, approximate, backend=backend_name)
         check_3way_all(NAMES, ((y,), (dx, dbias)), results_torch, ref)
+    dx, dbias, y = kernels.gelu_backward(dy, x, bias, approximate, backend="torch")
     assert all(torch.equal(a, b) for a, b in zip((y, dx, dbias), results_torch[0] + results_torch[1])
                if a is not None or b is not None)
 

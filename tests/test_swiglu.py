@@ -63,15 +63,17 @@ def test_matches_reference(dtype, shape, device):
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
-def test_backward_gives_the_output_again(dtype, shape, device):
+@pytest.mark.parametrize("up_dtype", [None, torch.float32], ids=["", "fp32up"])
+def test_backward_gives_the_output_again(dtype, shape, up_dtype, device):
     """swiglu_backward (model.py's recompute='activation'): its output made again and its gradients
     are as accurate as the forward's and the plain backward's, by the three-way rule. PyTorch's
     are the same bits; the Triton kernel with WITH_Y is another compiled kernel."""
-    (gate, up), dy = make_inputs(shape, dtype, device)
+    (gate, up), dy = make_inputs(shape, dtype, device, up_dtype)
     results_torch, ref = run("torch", (gate, up), dy), run_ref((gate, up), dy)
     for backend_name in ("triton", "torch"):
         dgate, dup, y = kernels.swiglu_backward(dy, gate, up, backend=backend_name)
         check_3way_all(NAMES, ((y,), (dgate, dup)), results_torch, ref)
+    dgate, dup, y = kernels.swiglu_backward(dy, gate, up, backend="torch")
     assert all(torch.equal(a, b) for a, b in zip((y, dgate, dup), results_torch[0] + results_torch[1]))
 
 
