@@ -300,11 +300,10 @@ class LinearOfActivation(torch.autograd.Function):
     @staticmethod
     def forward(ctx, swiglu, backend, weight, bias, a, b):
         hidden = activation(swiglu, backend, a, b)
-        ctx.save_for_backward(weight, a, b)
+        ctx.save_for_backward(weight, a, b)  # not the bias: only its dtype is needed
         ctx.swiglu, ctx.backend, ctx.hidden_dtype = swiglu, backend, hidden.dtype
-        out = F.linear(hidden, weight, bias)
         ctx.bias_dtype = None if bias is None else bias.dtype
-        return out
+        return F.linear(hidden, weight, bias)
 
     @staticmethod
     def backward(ctx, dy):
@@ -377,7 +376,8 @@ class Block(nn.Module):
         self.attn = CausalSelfAttention(config, impl)
         self.ln_2 = make_norm(config, impl)
         self.mlp = MLP(config, impl)
-        self.recompute, self.dropout, self.cast_per_block = recompute, config.dropout, cast_per_block  # recompute: 'none', 'activation', 'mlp'
+        # recompute: 'none', 'activation' or 'mlp' (GPT handles 'block')
+        self.recompute, self.dropout, self.cast_per_block = recompute, config.dropout, cast_per_block
 
     def forward(self, x, update, rope=None):
         """x: the residual stream; update: the last sublayer's output, still to be added
