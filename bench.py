@@ -153,7 +153,7 @@ def stepper(variant, step_model, optimizer):
 
 def drop_leftovers():
     """Free what nothing uses any more: garbage, and cuBLAS's workspaces (one per stream that ran a matmul,
-    kept allocated until freed), so that a peak counts only what its own steps allocate."""
+    32-160 MiB a variant, kept allocated until freed), so that a peak counts only what its own steps allocate."""
     gc.collect()
     if cuda:
         torch._C._cuda_clearCublasWorkspaces()
@@ -179,16 +179,13 @@ if steps:
         raise SystemExit(f"error: recompute must be one of {RECOMPUTE}, got {recompute!r}")
     chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
-        # what the last variant left allocated would count in this one's peak: its objects, and cuBLAS's
-        # workspace for each stream it ran matmuls on, 32-160 MiB a variant (docs/perf-notes.md); dropped
-        # first, both figures reported
-        left = torch.cuda.memory_allocated() / 2 ** 20 if cuda else 0.0
+        # what the last variant left allocated would count in this one's peak (its compiled graphs, cuBLAS's
+        # workspaces: docs/perf-notes.md); dropped, and what stays is reported
         torch._dynamo.reset()
         drop_leftovers()
         resident = torch.cuda.memory_allocated() / 2 ** 20 if cuda else 0.0
         print(f"\n[{i + 1}/{len(chosen)}] {variant}: building, {warmup_steps} warm-up + {timed_steps} timed steps"
-              + (f" ({left:,.0f} MiB left allocated before it, {resident:,.0f} after gc, Dynamo's reset and "
-                 "freeing cuBLAS's workspaces)" if cuda else ""), flush=True)
+              + (f" ({resident:,.0f} MiB allocated before it)" if cuda else ""), flush=True)
         model, step_model = build(variant)
         train_step, losses = stepper(variant, step_model, make_optimizer(model))
         drop_leftovers()  # the kernels variants' timing of each op (kernels/choose.py) ran on side streams too
@@ -197,7 +194,7 @@ if steps:
         ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
         runs[variant] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=model.estimate_mfu(tokens, ms / 1e3, peak_flops),
                              peak_mem_mib=torch.cuda.max_memory_allocated() / 2 ** 20 if cuda else None,
-                             left_before_mib=left, resident_before_mib=resident,
+                             resident_before_mib=resident,
                              first_loss=losses[0].item(), final_loss=losses[-1].item(),
                              kernels=model.kernels, kernel_timings=model.kernel_timings)
         print(f"  {ms:.2f} ms/iter, loss {runs[variant]['final_loss']:.4f}", flush=True)

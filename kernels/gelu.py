@@ -9,8 +9,8 @@ Backward:
     erf:  gelu'(u) = P(u) + u * exp(-u^2 / 2) / sqrt(2 pi)
     tanh: gelu'(u) = (1 + t) / 2 + u * (1 - t^2) * k * (1 + 3 c u^2) / 2
     dx = dy * gelu'(u),   dbias = sum over rows of dx
-The backward recomputes u from x and the bias (nothing else is saved); asked (with_y), the
-same pass writes y again, for a model that keeps GELU's input but not its output, which the
+The backward recomputes u from x and the bias (nothing else is saved); asked
+(gelu_bwd_with_y), the same pass writes y again, for a model that keeps GELU's input but not its output, which the
 next matmul would keep for its weight gradient (model.py, recompute='activation'). dbias: each
 backward program sums its tile's dx over its BLOCK_M rows in fp32 and writes that
 row of partial sums; one torch sum reduces the (M / BLOCK_M, N) buffer: no atomics,
@@ -139,29 +139,45 @@ def gelu_fwd(x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str) ->
             HAS_BIAS=bias is not None, TANH=approximate == "tanh", **meta)
     return y
 
-def _fake_gelu_bwd(dy, x, bias, approximate, with_y):
+def _fake_gelu_bwd(dy, x, bias, approximate):
     return (torch.empty(x.shape, dtype=x.dtype, device=x.device),
-            x.new_empty(0 if bias is None else x.shape[-1], dtype=torch.float32),
-            torch.empty(x.shape if with_y else 0, dtype=x.dtype, device=x.device))
+            x.new_empty(0 if bias is None else x.shape[-1], dtype=torch.float32))
 
-@for_compile("gelu_bwd", _fake_gelu_bwd)
-def gelu_bwd(dy: torch.Tensor, x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str, with_y: bool,
-             ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """dx in x's dtype, dbias in fp32 (empty without a bias), and with_y, the forward's output
-    (else empty)."""
+def _fake_gelu_bwd_with_y(dy, x, bias, approximate):
+    return (*_fake_gelu_bwd(dy, x, bias, approximate), torch.empty(x.shape, dtype=x.dtype, device=x.device))
+
+def _gelu_bwd(dy, x, bias, approximate, y):
+    """(dx, dbias) by the backward kernel, which also writes the forward's output into y unless
+    y is None: the plain backward makes no tensor for it (each costs the eager step host time)."""
     _check(x, bias, approximate)
     x2, dy2 = as_rows(x), as_rows(dy)
     M, N = x2.shape
     dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-    y = torch.empty(x.shape if with_y else 0, dtype=x.dtype, device=x.device)
     grid, meta = _grid(M, N, 'bwd')
     partial = torch.empty((0, 0) if bias is None else (grid[0], N), dtype=torch.float32, device=x.device)
     if dx.numel() > 0:  # with no rows, partial is (0, N) and sums to zeros
         launch(_gelu_bwd_kernel)[grid](
-            dy2, x2, x2 if bias is None else bias.contiguous(), dx, partial, y if with_y else dx,
+            dy2, x2, x2 if bias is None else bias.contiguous(), dx, partial, dx if y is None else y,
             M, N, dy2.stride(0), x2.stride(0), HAS_BIAS=bias is not None, TANH=approximate == "tanh",
-            WITH_Y=with_y, **meta)
-    return dx, partial.sum(0), y
+            WITH_Y=y is not None, **meta)
+    return dx, partial.sum(0)
+
+@for_compile("gelu_bwd", _fake_gelu_bwd)
+def gelu_bwd(dy: torch.Tensor, x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str,
+             ) -> Tuple[torch.Tensor, torch.Tensor]:
+    """dx in x's dtype, and dbias in fp32 (empty without a bias)."""
+    return _gelu_bwd(dy, x, bias, approximate, None)
+
+@for_compile("gelu_bwd_with_y", _fake_gelu_bwd_with_y)
+def gelu_bwd_with_y(dy: torch.Tensor, x: torch.Tensor, bias: Optional[torch.Tensor], approximate: str,
+                    ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """gelu_bwd's dx and dbias, and the forward's output made again in the same pass."""
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    return (*_gelu_bwd(dy, x, bias, approximate, y), y)
+
+def _bias_grad(dbias, bias):
+    """The kernel's fp32 dbias in the bias's dtype, or None without a bias."""
+    return None if bias is None else dbias.to(bias.dtype)
 
 class GELUFunction(torch.autograd.Function):
 
@@ -174,8 +190,8 @@ class GELUFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy):
         x, bias = ctx.saved_tensors
-        dx, dbias, _ = gelu_bwd(dy, x, bias, ctx.approximate, False)
-        return dx, None if bias is None else dbias.to(bias.dtype), None
+        dx, dbias = gelu_bwd(dy, x, bias, ctx.approximate)
+        return dx, _bias_grad(dbias, bias), None
 
 def gelu(x, bias=None, approximate="none", backend="auto"):
     """F.gelu(x + bias, approximate=approximate) in x's dtype (see above), by the Triton
@@ -190,5 +206,5 @@ def gelu_backward(dy, x, bias=None, approximate="none", backend="auto"):
     not y (model.py's recompute='activation')."""
     if not use_triton("gelu", backend, x, bias, dy):
         return gelu_backward_ref(dy, x, bias, approximate)
-    dx, dbias, y = gelu_bwd(dy, x, bias, approximate, True)
-    return dx, None if bias is None else dbias.to(bias.dtype), y
+    dx, dbias, y = gelu_bwd_with_y(dy, x, bias, approximate)
+    return dx, _bias_grad(dbias, bias), y

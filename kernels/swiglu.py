@@ -4,7 +4,7 @@ SwiGLU's gating: y = silu(gate) * up, elementwise, silu(a) = a * sigmoid(a).
 Forward:  y = a * s * b,  with s = sigmoid(a), a = gate, b = up
 Backward: da = dy * b * s * (1 + a * (1 - s)),   db = dy * a * s
 The backward recomputes s from a rather than saving silu(a): one tensor less
-written and read. Asked (with_y), it writes y again in the same pass, for a model that
+written and read. Asked (swiglu_bwd_with_y), it writes y again in the same pass, for a model that
 keeps gate and up but not y, which the next matmul would keep for its weight gradient
 (model.py, recompute='activation'). Arithmetic in fp32, rounded once (torch rounds
 silu(a) first).
@@ -91,26 +91,37 @@ def swiglu_fwd(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
             a, b, y, a.shape[1], a.stride(0), b.stride(0), BLOCK_N=block, num_warps=NUM_WARPS)
     return y
 
-def _fake_swiglu_bwd(dy, gate, up, with_y):
+def _fake_swiglu_bwd(dy, gate, up):
     return torch.empty_like(gate, memory_format=torch.contiguous_format), \
-        torch.empty_like(up, memory_format=torch.contiguous_format), \
-        gate.new_empty(gate.shape if with_y else 0, dtype=torch.promote_types(gate.dtype, up.dtype))
+        torch.empty_like(up, memory_format=torch.contiguous_format)
 
-@for_compile("swiglu_bwd", _fake_swiglu_bwd)
-def swiglu_bwd(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor, with_y: bool,
-               ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """dgate, dup, and with_y, the forward's output (else empty)."""
+def _fake_swiglu_bwd_with_y(dy, gate, up):
+    return (*_fake_swiglu_bwd(dy, gate, up), gate.new_empty(gate.shape, dtype=torch.promote_types(gate.dtype, up.dtype)))
+
+def _swiglu_bwd(dy, gate, up, y):
+    """(dgate, dup) by the backward kernel, which also writes the forward's output into y unless
+    y is None: the plain backward makes no tensor for it (each costs the eager step host time)."""
     _check(gate, up)
     a, b, dy2 = as_rows(gate), as_rows(up), as_rows(dy)
     da = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
     db = torch.empty(up.shape, dtype=up.dtype, device=up.device)
-    y = gate.new_empty(gate.shape if with_y else 0, dtype=torch.promote_types(gate.dtype, up.dtype))
     if da.numel() > 0:
         grid, block = _grid(*a.shape)
         launch(_swiglu_bwd_kernel)[grid](
-            dy2, a, b, da, db, y if with_y else da, a.shape[1], dy2.stride(0), a.stride(0), b.stride(0),
-            WITH_Y=with_y, BLOCK_N=block, num_warps=NUM_WARPS)
-    return da, db, y
+            dy2, a, b, da, db, da if y is None else y, a.shape[1], dy2.stride(0), a.stride(0), b.stride(0),
+            WITH_Y=y is not None, BLOCK_N=block, num_warps=NUM_WARPS)
+    return da, db
+
+@for_compile("swiglu_bwd", _fake_swiglu_bwd)
+def swiglu_bwd(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    return _swiglu_bwd(dy, gate, up, None)
+
+@for_compile("swiglu_bwd_with_y", _fake_swiglu_bwd_with_y)
+def swiglu_bwd_with_y(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor,
+                      ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """swiglu_bwd's dgate and dup, and the forward's output made again in the same pass."""
+    y = gate.new_empty(gate.shape, dtype=torch.promote_types(gate.dtype, up.dtype))
+    return (*_swiglu_bwd(dy, gate, up, y), y)
 
 class SwiGLUFunction(torch.autograd.Function):
 
@@ -121,8 +132,7 @@ class SwiGLUFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, dy):
-        dgate, dup, _ = swiglu_bwd(dy, *ctx.saved_tensors, False)
-        return dgate, dup
+        return swiglu_bwd(dy, *ctx.saved_tensors)
 
 def swiglu(gate, up, backend="auto"):
     """F.silu(gate) * up, by the Triton kernel or PyTorch as `backend` says
@@ -137,4 +147,4 @@ def swiglu_backward(dy, gate, up, backend="auto"):
     up and not y (model.py's recompute='activation')."""
     if not use_triton("swiglu", backend, gate, up, dy):
         return swiglu_backward_ref(dy, gate, up)
-    return swiglu_bwd(dy, gate, up, True)
+    return swiglu_bwd_with_y(dy, gate, up)

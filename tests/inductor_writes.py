@@ -90,11 +90,11 @@ def run_launchers():
     gelu = modules["gelu"]
     for bias in (None, b):
         call(gelu.gelu_fwd, x, bias, "none")
-        call(gelu.gelu_bwd, dy, x, bias, "tanh", bias is not None)  # with the output made again, and without
+        call(gelu.gelu_bwd if bias is None else gelu.gelu_bwd_with_y, dy, x, bias, "tanh")  # the output made again, or not
     swiglu = modules["swiglu"]
     call(swiglu.swiglu_fwd, x, r)
-    for with_y in (False, True):
-        call(swiglu.swiglu_bwd, dy, x, r, with_y)
+    for launcher in (swiglu.swiglu_bwd, swiglu.swiglu_bwd_with_y):
+        call(launcher, dy, x, r)
     rotary = modules["rotary"]
     cos, sin = torch.randn(32, 16), torch.randn(32, 16)
     call(rotary.rotary_fwd, torch.randn(2, 3, 32, 32, **bf16), cos, sin, False)
