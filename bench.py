@@ -27,7 +27,7 @@ from torch.autograd import DeviceType
 from kernels import newton_schulz
 from kernels.backend import TRITON_AVAILABLE, triton
 from kernels.choose import time_ms
-from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, gpu_peak_flops, measure_kernels, mlp_hidden
+from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, gpu_peak_flops, measure_kernels, mlp_hidden
 from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
@@ -108,7 +108,8 @@ MAIN = 'kernels compiled' if cuda else 'kernels eager'  # the variant of the opt
 def build(variant):
     """(model, the model as stepped: compiled or not) of a variant: 'baseline' runs PyTorch's
     ops, 'kernels' the faster of Triton and PyTorch per op as measured here for this kind of
-    step (as train.py's kernels='auto'); the same initial weights for every variant."""
+    step (as train.py's kernels='auto'); the same initial weights for every variant. Compiled,
+    the baselines take nanoGPT's plain torch.compile, the kernels variants train.py's compile_model."""
     setting, compiled, *graphed = variant.split()
     compiled = compiled == 'compiled'
     overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES} if setting == 'kernels' else None
@@ -123,7 +124,9 @@ def build(variant):
                 autocast_residual=autocast_residual and setting == 'kernels',
                 cast_per_block=setting == 'kernels').to(device)  # the baselines cast as nanoGPT: autocast, per use
     model.kernel_timings = timings
-    return model, torch.compile(model, mode=compile_mode) if compiled else model
+    if not compiled:
+        return model, model
+    return model, compile_model(model, compile_mode) if setting == 'kernels' else torch.compile(model, mode=compile_mode)
 
 def stepper(variant, step_model, optimizer):
     """(train_step(), the losses it appends to): the same batches in the same order for

@@ -574,3 +574,14 @@ def gpu_peak_flops(device):
         return 'cpu', None
     name = torch.cuda.get_device_name(device)
     return name, next((flops for key, flops in GPU_PEAK_FLOPS if key in name), None)
+
+# Inductor settings added to the mode's for the models this repository compiles (train.py, and
+# bench.py's kernels variants; its baselines compile as nanoGPT does). Combo kernels launch
+# independent small kernels as one (the weight casts, the embedding's gradient): -0.2 to -0.4 ms
+# per GPT-2 or LLaMA step on the H100, same losses (docs/perf-notes.md, 2026-11-26).
+INDUCTOR_OPTIONS = {'combo_kernels': True}
+
+def compile_model(model, mode='default'):
+    """torch.compile(model, mode=mode) with INDUCTOR_OPTIONS on top (torch.compile takes a mode
+    or options, not both, so the mode goes in as the options it stands for)."""
+    return torch.compile(model, options={**torch._inductor.list_mode_options(mode), **INDUCTOR_OPTIONS})

@@ -10,7 +10,7 @@ from contextlib import nullcontext
 import torch
 
 import checkpoint
-from model import GPTConfig, GPT, OVERRIDES, measure_kernels
+from model import GPTConfig, GPT, OVERRIDES, compile_model, measure_kernels
 from configurator import configure
 from data.common import read_meta
 
@@ -62,7 +62,7 @@ model.load_state_dict(ckpt['model'])
 train_config, ckpt = ckpt['config'], None  # the rest (optimizer state) is not needed here
 model.eval().to(device)
 if compile:
-    model = torch.compile(model)
+    model = compile_model(model)
 
 if start.startswith('FILE:'):
     with open(start[5:], 'r', encoding='utf-8') as f:

@@ -24,7 +24,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
-from model import GPTConfig, GPT, OVERRIDES, gpu_peak_flops, measure_kernels
+from model import GPTConfig, GPT, OVERRIDES, compile_model, gpu_peak_flops, measure_kernels
 from step_graph import StepGraph, set_lr
 from configurator import configure
 from data.common import read_meta, check_tokens
@@ -283,7 +283,7 @@ ckpt = None  # free the memory
 raw_model = model  # what is saved and what the MFU is computed on
 if compile:
     print("compiling the model... (takes a minute)")
-    model = torch.compile(model, mode=compile_mode)
+    model = compile_model(model, compile_mode)
 if cuda_graph:  # made here: DDP must be built on the stream the step is recorded on (step_graph.py)
     graph_stream = torch.cuda.Stream()
 if ddp:

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import kernels
-from model import GPT, GPTConfig, pick_kernels, mlp_hidden
+from model import GPT, GPTConfig, compile_model, pick_kernels, mlp_hidden
 
 def tiny_config(arch, **kw):
     return GPTConfig(block_size=32, vocab_size=67, n_layer=2, n_head=4, n_embd=64, arch=arch,
@@ -207,6 +207,25 @@ def test_kernels_on_and_off_agree(arch, device, capsys):
         torch.testing.assert_close(grads['triton'][1][name], g, rtol=1e-4, atol=1e-5, msg=name)
     # a checkpoint of one loads into the other
     models['triton'].load_state_dict(models['torch'].state_dict())
+
+def test_compile_model_gives_eagers_loss_and_gradients(device):
+    """compile_model, as train.py compiles (Inductor with INDUCTOR_OPTIONS on top of the mode's),
+    gives the eager model's loss and gradients within fp32 rounding: with the Triton kernels on
+    CUDA; on the CPU (no Inductor for the interpreter's kernels) with PyTorch's ops, default mode only."""
+    setting, modes = ('triton', ['default', 'reduce-overhead']) if device == 'cuda' else ('torch', ['default'])
+    torch.manual_seed(0)
+    model = GPT(tiny_config('gpt2'), kernels=setting, device_type=device).to(device)
+    runs = []
+    for step_model in [model] + [compile_model(model, mode) for mode in modes]:
+        torch._dynamo.reset()
+        _, loss = step_model(*batch(device))
+        loss.backward()
+        runs.append((loss.detach().clone(), [p.grad.clone() for p in model.parameters()]))  # CUDA graphs reuse outputs
+        model.zero_grad(set_to_none=True)
+    for loss, grads in runs[1:]:
+        torch.testing.assert_close(loss, runs[0][0], rtol=1e-5, atol=0)
+        for g, ref in zip(grads, runs[0][1]):
+            torch.testing.assert_close(g, ref, rtol=1e-4, atol=1e-6)
 
 def test_kernel_choice_is_made_once_and_explained(monkeypatch):
     assert set(pick_kernels('torch', 'gpt2', 'cuda')[0].values()) == {'torch'}
