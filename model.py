@@ -577,8 +577,8 @@ def gpu_peak_flops(device):
 
 # Inductor settings added to the mode's for the models this repository compiles (train.py, and
 # bench.py's kernels variants; its baselines compile as nanoGPT does). Combo kernels launch
-# independent small kernels as one (the weight casts, the embedding's gradient): -0.2 to -0.4 ms
-# per GPT-2 or LLaMA step on the H100, same losses (docs/perf-notes.md, 2026-11-26).
+# independent small kernels as one (the weight casts, the embedding's gradient): GPT-2's graphed
+# step -0.4 ms on the H100, LLaMA's -0.05 to -0.17, same losses (docs/perf-notes.md, 2026-11-26).
 INDUCTOR_OPTIONS = {'combo_kernels': True}
 
 def compile_model(model, mode='default'):
