@@ -10,6 +10,7 @@ import importlib
 import torch
 lce = importlib.import_module('kernels.linear_cross_entropy')  # the module (kernels exports a function of its name)
 from kernels.choose import graph_ms
+from bench_kernels import peak_mib  # bench.py's measure of an op's peak
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 N, H, V = 12288, 768, 50304
@@ -21,14 +22,6 @@ t = torch.randint(V, (N,), device='cuda')
 def run(f):
     loss = f(x, w, t)
     torch.autograd.grad(loss, (x, w))
-
-def peak_mib(fn):
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
-    before = torch.cuda.memory_allocated()
-    fn()
-    torch.cuda.synchronize()
-    return (torch.cuda.max_memory_allocated() - before) / 2 ** 20
 
 compiled = torch.compile(lce.linear_cross_entropy_ref)
 MiB = 2 ** 20
