@@ -27,22 +27,27 @@ def _tile_of(tile, n_m, n_n, GROUP_M: tl.constexpr):
 def mm_epilogue_kernel(a_desc, b_desc, c_desc, d_desc, aux_desc, M, N, K,
                        B_NK: tl.constexpr, MODE: tl.constexpr, SUBTILE: tl.constexpr,
                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                       GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr, FLATTEN: tl.constexpr):
+                       GROUP_M: tl.constexpr, PROGRAMS: tl.constexpr, FLATTEN: tl.constexpr, AUX_EARLY: tl.constexpr):
     """acc = A B (B given as (N, K) if B_NK else (K, N)); MODE 0: C = acc; 1: C = acc, D = gelu(C);
-    2: C = acc * gelu'(aux)  (aux = h, the forward's pre-activation)."""
+    2: C = acc * gelu'(aux)  (aux = h, the forward's pre-activation). PROGRAMS programs walk the
+    tiles (PROGRAMS = the tile count: one tile each, several programs per SM overlap their epilogues);
+    AUX_EARLY: aux's tile is loaded before the main loop (in flight during it)."""
     n_m, n_n = tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N)
     k_tiles = tl.cdiv(K, BLOCK_K)
-    for tile in tl.range(tl.program_id(0), n_m * n_n, NUM_SMS, flatten=FLATTEN):
+    for tile in tl.range(tl.program_id(0), n_m * n_n, PROGRAMS, flatten=FLATTEN):
         pid_m, pid_n = _tile_of(tile, n_m, n_n, GROUP_M)
         off_m, off_n = pid_m * BLOCK_M, pid_n * BLOCK_N
         acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+        aux = aux_desc.load([off_m, off_n]) if (AUX_EARLY and MODE == 2) else None
         for ki in range(k_tiles):
             a = a_desc.load([off_m, ki * BLOCK_K])
             if B_NK:
                 acc = tl.dot(a, b_desc.load([off_n, ki * BLOCK_K]).T, acc)
             else:
                 acc = tl.dot(a, b_desc.load([ki * BLOCK_K, off_n]), acc)
-        if SUBTILE:
+        if AUX_EARLY and MODE == 2:
+            c_desc.store([off_m, off_n], (acc * _gelu_and_grad(aux.to(tl.float32), False)[1]).to(c_desc.dtype))
+        elif SUBTILE:
             parts = tl.split(tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1)))
             _epilogue(parts[0], c_desc, d_desc, aux_desc, off_m, off_n, MODE)
             _epilogue(parts[1], c_desc, d_desc, aux_desc, off_m, off_n + BLOCK_N // 2, MODE)
@@ -63,7 +68,7 @@ def _epilogue(acc, c_desc, d_desc, aux_desc, off_m, off_n, MODE: tl.constexpr):
             d_desc.store([off_m, off_n], g.to(d_desc.dtype))
 
 def triton_mm(a, b, b_nk, mode, cfg, aux=None):
-    BM, BN, BK, stages, warps, sub, flat = cfg
+    BM, BN, BK, stages, warps, sub, flat, per_sm, early = cfg
     Mx, Kx = a.shape
     Nx = b.shape[0] if b_nk else b.shape[1]
     c = torch.empty(Mx, Nx, device=a.device, dtype=a.dtype)
@@ -74,9 +79,10 @@ def triton_mm(a, b, b_nk, mode, cfg, aux=None):
     c_d, d_d = TensorDescriptor.from_tensor(c, list(eb)), TensorDescriptor.from_tensor(d, list(eb))
     x_d = TensorDescriptor.from_tensor(aux if aux is not None else c, list(eb))
     tiles = triton.cdiv(Mx, BM) * triton.cdiv(Nx, BN)
-    mm_epilogue_kernel[(min(SMS, tiles),)](a_d, b_d, c_d, d_d, x_d, Mx, Nx, Kx, B_NK=b_nk, MODE=mode, SUBTILE=sub,
-                                          BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8, NUM_SMS=SMS,
-                                          FLATTEN=flat, num_stages=stages, num_warps=warps)
+    programs = tiles if per_sm == 0 else min(SMS * per_sm, tiles)
+    mm_epilogue_kernel[(programs,)](a_d, b_d, c_d, d_d, x_d, Mx, Nx, Kx, B_NK=b_nk, MODE=mode, SUBTILE=sub,
+                                          BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8, PROGRAMS=programs,
+                                          FLATTEN=flat, AUX_EARLY=early, num_stages=stages, num_warps=warps)
     return (c, d) if mode == 1 else c
 
 def graph_time(fn):
@@ -118,12 +124,18 @@ def main():
         'fwd cublas mm + gelu': lambda: gelu_fwd(torch.mm(x, w_fc.T), None, 'none'),
         'bwd cublas mm': lambda: torch.mm(dy, w_proj),
         'bwd cublas mm + gelu_bwd': lambda: gelu_bwd(torch.mm(dy, w_proj), h_ref, None, 'none'),
+        'gelu_fwd alone': lambda: gelu_fwd(h_ref, None, 'none'),
+        'gelu_bwd alone': lambda: gelu_bwd(dg, h_ref, None, 'none'),
     }
-    cfgs = [(128, 256, 64, 3, 8, True, True), (128, 256, 64, 3, 8, False, True), (128, 256, 64, 4, 8, True, True),
-            (128, 128, 64, 4, 4, False, True), (128, 128, 64, 4, 8, False, True), (128, 256, 64, 3, 8, True, False),
-            (256, 128, 64, 3, 8, True, True), (128, 128, 128, 3, 8, False, True)]
+    # (BM, BN, BK, stages, warps, subtile, flatten, programs per SM (0: one per tile), aux early)
+    cfgs = [(128, 256, 64, 3, 8, True, True, 1, False), (256, 128, 64, 3, 8, True, True, 1, False),
+            (128, 128, 64, 2, 8, False, False, 0, False), (128, 128, 64, 3, 8, False, False, 0, False),
+            (128, 128, 64, 2, 4, False, False, 0, False), (128, 128, 64, 2, 8, False, True, 2, False),
+            (128, 128, 64, 2, 8, False, False, 0, True), (128, 256, 64, 2, 8, True, False, 0, False),
+            (64, 256, 64, 3, 4, False, False, 0, False), (128, 64, 64, 3, 4, False, False, 0, False)]
     for cfg in cfgs:
-        name = 'x'.join(map(str, cfg[:3])) + f' s{cfg[3]} w{cfg[4]}' + (' sub' if cfg[5] else '') + (' flat' if cfg[6] else '')
+        name = ('x'.join(map(str, cfg[:3])) + f' s{cfg[3]} w{cfg[4]}' + (' sub' if cfg[5] else '') + (' flat' if cfg[6] else '')
+                + (f' {cfg[7]}/SM' if cfg[7] else ' 1/tile') + (' auxearly' if cfg[8] else ''))
         try:
             t0 = time.time()
             h, g = triton_mm(x, w_fc, True, 1, cfg)
