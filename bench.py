@@ -49,6 +49,7 @@ steps = None  # the end-to-end table; None: when no other part below is asked fo
 variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
 recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
+loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB (model.py; None: 400 without recompute, 200 with it)
 # the kernels variants' per-op overrides use_triton_<name>, as train.py's, for each name in model.OVERRIDES
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')
@@ -117,12 +118,13 @@ def build(variant):
     if setting == 'kernels' and cuda:
         overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache,
                                              overrides, graphed=bool(graphed),
-                                             model_args=dict(recompute=recompute, autocast_residual=autocast_residual))
+                                             model_args=dict(recompute=recompute, autocast_residual=autocast_residual,
+                                                             loss_chunk_mib=loss_chunk_mib))
     torch.manual_seed(seed)
     model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
                 recompute=recompute if setting == 'kernels' else 'none',
                 autocast_residual=autocast_residual and setting == 'kernels',
-                cast_per_block=setting == 'kernels').to(device)  # the baselines cast as nanoGPT: autocast, per use
+                cast_per_block=setting == 'kernels', loss_chunk_mib=loss_chunk_mib).to(device)  # the baselines cast as nanoGPT: autocast, per use
     model.kernel_timings = timings
     if not compiled:
         return model, model

@@ -109,8 +109,10 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     name_of = {op: name for name, ops in OVERRIDES.items() for op in ops}
     ops = [op for op in ARCH_OPS[config.arch] if overrides.get(name_of[op]) is None
            and not (op == 'attention' and config.dropout > 0) and (backward or op != 'cross_entropy')]
+    model_args = model_args or {}
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
-                                    config.vocab_size, mlp_hidden(config), config.bias, dtype, device)
+                                    config.vocab_size, mlp_hidden(config), config.bias, dtype, device,
+                                    loss_chunk_bytes(model_args.get('recompute', 'none'), model_args.get('loss_chunk_mib')))
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
     timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward, graphed)
@@ -122,7 +124,7 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
         print(f"  {'WARNING: ' if r['failed'] else ''}{op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
     if backward and not compile and not graphed:
         overrides = eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, timings,
-                                      {name_of[op]: op for op in timings}, model_args or {})
+                                      {name_of[op]: op for op in timings}, model_args)
     return overrides, timings
 
 def eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, timings, op_of, model_args):
@@ -356,6 +358,14 @@ class MLP(nn.Module):
 # keeps); each whole block (from its inputs: the residual stream and the last update)
 RECOMPUTE = ('none', 'activation', 'mlp', 'block')
 
+def loss_chunk_bytes(recompute, loss_chunk_mib=None):
+    """The fused loss's chunk of logits (kernels.linear_cross_entropy's chunk_bytes): loss_chunk_mib,
+    or by default 400 MiB without recompute and the op's 200 MiB with it. Each chunk's dW product
+    reads and writes the whole fp32 dW, so fewer, larger chunks are faster: GPT-2's 12 x 1024
+    tokens go in 3 chunks instead of 6, -0.3 ms for +197 MiB (docs/perf-notes.md); recompute is
+    asked for memory, so it keeps the smaller chunk too."""
+    return int((loss_chunk_mib or (400 if recompute == 'none' else 200)) * 2**20)
+
 def recomputed(module, *args, dropout, every_op):
     """module(*args) with its activations freed after the forward and recomputed in the backward
     (its forward runs twice). Dropout's draws are replayed only where there is dropout: reading
@@ -413,13 +423,14 @@ class Block(nn.Module):
 class GPT(nn.Module):
 
     def __init__(self, config, kernels='auto', device_type=None, overrides=None, recompute='none',
-                 autocast_residual=False, cast_per_block=True):
+                 autocast_residual=False, cast_per_block=True, loss_chunk_mib=None):
         super().__init__()
         if config.arch not in ARCH_OPS:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
         if recompute not in RECOMPUTE:
             raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
         self.config, self.recompute_blocks = config, recompute == 'block'
+        self.loss_chunk_bytes = loss_chunk_bytes(recompute, loss_chunk_mib)
         # the residual stream in autocast's dtype (bf16) instead of fp32, as Megatron-LM keeps it by
         # default: the norms' passes over the stream move 8 bytes per element instead of 12-14, the
         # blocks keep half the bytes, and the stream's gradient needs no cast before each matmul
@@ -491,7 +502,7 @@ class GPT(nn.Module):
         if targets is not None:  # training: the loss straight from x, the (B, T, vocab_size) logits never made
             logits = None
             loss = kernels.linear_cross_entropy(x, self.lm_head.weight, targets, ignore_index=-1,
-                                                backend=self.kernels['cross_entropy'])
+                                                chunk_bytes=self.loss_chunk_bytes, backend=self.kernels['cross_entropy'])
         else:  # inference: only the last position's logits are needed
             logits = self.lm_head(x[:, [-1], :])  # (B, 1, vocab_size)
             loss = None

@@ -61,6 +61,7 @@ bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
 recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'activation' (each MLP's activation output), 'mlp' (each MLP's), 'block' (each block's)
 autocast_residual = False  # the residual stream in autocast's dtype (bf16) instead of fp32: fewer bytes per norm, less memory
+loss_chunk_mib = None  # the fused loss's chunk of logits, MiB: larger is faster; None: 400 without recompute, 200 with it (model.py)
 kernels = 'auto'  # 'auto' (Triton where it can run and was measured faster), 'triton' or 'torch'
 # per-op overrides: True or False decides the op whatever `kernels` says, None follows it
 use_triton_layer_norm = None
@@ -221,7 +222,7 @@ elif init_from != 'scratch':
     fail(f"init_from must be 'scratch' or 'resume', got {init_from!r}")
 overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
 kernel_timings = None
-gpt_args = dict(recompute=recompute, autocast_residual=autocast_residual)  # GPT's arguments besides config and kernels
+gpt_args = dict(recompute=recompute, autocast_residual=autocast_residual, loss_chunk_mib=loss_chunk_mib)  # GPT's arguments besides config and kernels
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
     decision = [measure_kernels(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache, overrides,
                                 graphed=cuda_graph, model_args=gpt_args)

@@ -14,7 +14,9 @@ its own gradient g, unscaled by the mean's 1 / n, in place (one Triton program p
 a pass for lse, a pass writing g), then dx_chunk = g W and dW += g^T x_chunk (cuBLAS; dW
 summed in fp32). The backward only scales dx and dW by the incoming gradient (over n for
 the mean): no second sweep over V.
-Peak extra memory: one buffer for a chunk of logits (at most CHUNK_BYTES), the fp32 dW, dx.
+Peak extra memory: one buffer for a chunk of logits (at most chunk_bytes), the fp32 dW, dx.
+The chunk trades memory for time: each chunk's dW product reads and writes the whole fp32 dW,
+so fewer, larger chunks are faster (docs/perf-notes.md: GPT-2's head 5.71 ms at 6 chunks, 5.41 at 3).
 
 Constraints: x (..., H) and weight (V, H) of one dtype, fp32, bf16 or fp16 (under
 autocast both are cast to its dtype first, as x @ W^T would be); targets (...) integer.
@@ -33,7 +35,7 @@ if TRITON_AVAILABLE:
     from triton.language.extra import libdevice
 
 REDUCTIONS = ("mean", "sum")
-CHUNK_BYTES = 200 * 2**20  # logits per chunk; GPT-2's 50304 words in bf16: 12 x 1024 rows go in 6 chunks of 2048
+CHUNK_BYTES = 200 * 2**20  # logits per chunk by default; GPT-2's 50304 words in bf16: 12 x 1024 rows go in 6 chunks of 2048
 
 def linear_cross_entropy_ref(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0):
     """F.cross_entropy((x @ weight.T).float(), targets) with the options; mean over no rows is 0.
@@ -163,24 +165,24 @@ def _linear_cross_entropy_bwd_kernel(
 BLOCK_V, SEGMENT, NUM_WARPS = (256, 64, 4) if INTERPRET else (8192, 256, 32)
 SCALE_BLOCK = 4096
 
-def _chunk_rows(N, V, itemsize):
-    """Rows per chunk: at most CHUNK_BYTES of logits, a multiple of 8 rows (the matmuls' row
+def _chunk_rows(N, V, itemsize, chunk_bytes):
+    """Rows per chunk: at most chunk_bytes of logits, a multiple of 8 rows (the matmuls' row
     blocks), the N rows cut into chunks of about equal size (no small last one)."""
-    most = max(8, CHUNK_BYTES // (V * itemsize) // 8 * 8)
+    most = max(8, chunk_bytes // (V * itemsize) // 8 * 8)
     per_chunk = cdiv(N, max(1, cdiv(N, most)))
     return max(8, cdiv(per_chunk, 8) * 8)
 
-def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss):
+def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss, chunk_bytes):
     return (x.new_empty((), dtype=torch.float64), torch.empty_like(x),
             weight.new_empty(weight.shape, dtype=torch.float32), targets.new_empty(()))
 
 # opaque to torch.compile: traced, its fp32-output addmm fails in the fake-tensor pass (torch 2.11)
 @for_compile("linear_cross_entropy_fwd", _fake_fwd, traceable=False)
 def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, ignore_index: int,
-                             softcap: Optional[float],
-                             z_loss: float) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+                             softcap: Optional[float], z_loss: float,
+                             chunk_bytes: int) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(summed loss in fp64, its gradients for x and, in fp32, for weight, rows not ignored)
-    for x (N, H), weight (V, H), targets (N,)."""
+    for x (N, H), weight (V, H), targets (N,), the rows in chunks of at most chunk_bytes of logits."""
     if x.dim() != 2 or weight.dim() != 2 or x.shape[1] != weight.shape[1] or targets.shape != x.shape[:1]:
         raise ValueError(f"linear_cross_entropy: shapes x {tuple(x.shape)}, weight {tuple(weight.shape)}, "
                          f"targets {tuple(targets.shape)} are not (N, H), (V, H), (N,)")
@@ -190,7 +192,7 @@ def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: tor
     loss_rows = torch.empty(N, device=x.device, dtype=torch.float32)
     dx = torch.empty_like(x)
     dweight = (torch.empty if N else torch.zeros)(weight.shape, device=x.device, dtype=torch.float32)  # the first chunk overwrites it
-    rows = _chunk_rows(N, V, x.element_size())
+    rows = _chunk_rows(N, V, x.element_size(), chunk_bytes)
     logits = torch.empty(min(rows, N), V, device=x.device, dtype=x.dtype)  # one buffer: the chunks take turns
     for start in range(0, N, rows):
         x_chunk = x[start:start + rows]
@@ -227,8 +229,9 @@ def linear_cross_entropy_bwd(dx: torch.Tensor, dweight: torch.Tensor, scale: tor
 class LinearCrossEntropyFunction(torch.autograd.Function):
 
     @staticmethod
-    def forward(ctx, x, weight, targets, ignore_index, mean, softcap, z_loss):
-        loss, dx, dweight, n_valid = linear_cross_entropy_fwd(x, weight, targets, ignore_index, softcap, z_loss)
+    def forward(ctx, x, weight, targets, ignore_index, mean, softcap, z_loss, chunk_bytes):
+        loss, dx, dweight, n_valid = linear_cross_entropy_fwd(x, weight, targets, ignore_index, softcap, z_loss,
+                                                              chunk_bytes)
         count = n_valid.clamp(min=1) if mean else torch.ones_like(n_valid)  # mean over no rows: 0, not nan
         ctx.save_for_backward(dx, dweight, count)
         ctx.weight_dtype = weight.dtype
@@ -238,13 +241,14 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
     def backward(ctx, dloss):
         dx, dweight, count = ctx.saved_tensors
         dx, dweight = linear_cross_entropy_bwd(dx, dweight, (dloss / count).float(), ctx.weight_dtype)
-        return dx, dweight, None, None, None, None, None
+        return dx, dweight, None, None, None, None, None, None
 
 def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0,
-                         backend="auto"):
+                         chunk_bytes=CHUNK_BYTES, backend="auto"):
     """F.cross_entropy((x @ weight.T).float(), targets, ignore_index=ignore_index,
     reduction=reduction), plus the optional logit softcap and z-loss, without the (N, V)
-    logits; by the Triton kernel or PyTorch as `backend` says (see kernels/backend.py)."""
+    logits (the kernel holds at most chunk_bytes of them at a time); by the Triton kernel or
+    PyTorch as `backend` says (see kernels/backend.py)."""
     if torch.is_autocast_enabled(x.device.type):
         dtype = torch.get_autocast_dtype(x.device.type)
         x, weight = x.to(dtype), weight.to(dtype)
@@ -254,4 +258,4 @@ def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", 
             return linear_cross_entropy_ref(x, weight, targets, ignore_index, reduction, softcap, z_loss)
     with torch.autocast(x.device.type, enabled=False):  # the chunk matmuls write into given outputs
         return LinearCrossEntropyFunction.apply(as_rows(x), weight, targets.reshape(-1), ignore_index,
-                                                reduction == "mean", softcap, z_loss)
+                                                reduction == "mean", softcap, z_loss, int(chunk_bytes))

@@ -40,7 +40,7 @@ def make_inputs(N, H, V, dtype, device, ignore_index=-1, ignored=0.25):
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of 8 rows (the smallest the kernel makes), so every shape but one row crosses chunk boundaries."""
-    monkeypatch.setattr(LCE, "_chunk_rows", lambda N, V, itemsize: 8)
+    monkeypatch.setattr(LCE, "_chunk_rows", lambda N, V, itemsize, chunk_bytes: 8)
 
 
 def run(x, weight, targets, backend, dloss, **options):
@@ -59,6 +59,21 @@ def test_matches_reference(dtype, shape, option, device, small_chunks):
     want = run(x, weight, targets, "torch", dloss, **options)
     ref = run(*double([x, weight]), targets, "torch", dloss.double(), **options)
     check_3way_all(NAMES, got, want, ref)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 2**30])
+def test_chunk_bytes_sets_the_chunks(chunk_bytes, device, monkeypatch):
+    """The rows go in chunks of at most chunk_bytes of logits (8 rows at least), and the result
+    holds to the three-way rule either way."""
+    rows_of, chunks = LCE._chunk_rows, []
+    monkeypatch.setattr(LCE, "_chunk_rows", lambda *args: chunks.append(rows_of(*args)) or chunks[-1])
+    x, weight, targets = make_inputs(37, 32, 257, torch.bfloat16, device)
+    dloss = torch.tensor(1.0, device=device)
+    got = run(x, weight, targets, "triton", dloss, chunk_bytes=chunk_bytes)
+    want = run(x, weight, targets, "torch", dloss, chunk_bytes=chunk_bytes)
+    ref = run(*double([x, weight]), targets, "torch", dloss.double())
+    check_3way_all(NAMES, got, want, ref)
+    assert chunks == [8 if chunk_bytes == 1 else 40]  # 37 rows: 5 chunks of 8, or one of 37 (rounded up to 8s)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum"])
@@ -124,21 +139,22 @@ def test_torch_compile_fullgraph(device):
 
 
 @pytest.mark.skipif(not CUDA, reason="peak memory is measured by the CUDA caching allocator")
-def test_memory_is_a_chunk_not_the_logits():
+@pytest.mark.parametrize("chunk_bytes", [LCE.CHUNK_BYTES, 400 * 2**20], ids=lambda b: f"{b >> 20}MiB")
+def test_memory_is_a_chunk_not_the_logits(chunk_bytes):
     """GPT-2's head at 12 x 1024 tokens: the bf16 logits alone would be 1.2 GB."""
     x, weight, targets = make_inputs(12288, 768, 50304, torch.bfloat16, "cuda")
     x.requires_grad_(), weight.requires_grad_()
-    kernels.linear_cross_entropy(x, weight, targets, backend="triton").backward()  # warm-up: compiles
+    kernels.linear_cross_entropy(x, weight, targets, chunk_bytes=chunk_bytes, backend="triton").backward()  # warm-up: compiles
     x.grad = weight.grad = None
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
     start = torch.cuda.memory_allocated()
-    kernels.linear_cross_entropy(x, weight, targets, backend="triton").backward()
+    kernels.linear_cross_entropy(x, weight, targets, chunk_bytes=chunk_bytes, backend="triton").backward()
     torch.cuda.synchronize()
     grown = torch.cuda.max_memory_allocated() - start
     # forward: the chunk buffer, dweight in fp32, dx; backward: the fp32 dweight and dx saved, and
     # both scaled into new tensors (dweight in bf16); a few MiB for the rows' losses and slack
-    forward = LCE.CHUNK_BYTES + weight.numel() * 4 + x.nbytes
+    forward = chunk_bytes + weight.numel() * 4 + x.nbytes
     backward = weight.numel() * (4 + 2) + 2 * x.nbytes
     bound = max(forward, backward) + 4 * 2**20
     assert grown <= bound, f"{grown / 2**20:.0f} MiB > {bound / 2**20:.0f} MiB"
