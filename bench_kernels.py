@@ -32,6 +32,8 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 import kernels
 from kernels.choose import time_ms, graph_ms
 from kernels.rotary import rotary_tables
+from kernels.linear_cross_entropy import CHUNK_BYTES
+from model import loss_chunk_bytes
 
 PASSES = ('fwd', 'bwd', 'fwdbwd')
 cuda = torch.cuda.is_available()
@@ -109,11 +111,11 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
         return Case('attention qkv' if packed else 'attention', f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
                     make, f, (flops, 2.5 * flops), 'TFLOP/s', check_one=True, **plot)
 
-    def cross_entropy(N, C, V, **plot):  # the LM head's matmul and the loss; the weight as autocast hands it over
-        return Case('cross_entropy', f"{N}x{C} V={V}",
+    def cross_entropy(N, C, V, chunk_bytes=CHUNK_BYTES, **plot):  # the LM head's matmul and the loss; the weight as autocast hands it over
+        return Case('cross_entropy', f"{N}x{C} V={V}" + (f", {chunk_bytes >> 20} MiB chunks" if chunk_bytes != CHUNK_BYTES else ''),
                     lambda: [act(N, C), (torch.randn(V, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
                              torch.randint(V, (N,), device=device)],
-                    lambda be: lambda x, w, y: kernels.linear_cross_entropy(x, w, y, backend=be),
+                    lambda be: lambda x, w, y: kernels.linear_cross_entropy(x, w, y, chunk_bytes=chunk_bytes, backend=be),
                     (2 * N * C * V, 4 * N * C * V), 'TFLOP/s', **plot)
 
     M, C, hkv = batch_size * block_size, n_embd, n_kv_head or n_head
@@ -121,7 +123,8 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
     cases += [gelu(M, 4 * C), swiglu(M, swiglu_hidden), rotary(batch_size, n_head, hkv, block_size, C // n_head),
               rotary(batch_size, n_head, hkv, block_size, C // n_head, packed=True),
               attention(batch_size, n_head, hkv, block_size, C // n_head),
-              attention(batch_size, n_head, hkv, block_size, C // n_head, packed=True), cross_entropy(M, C, vocab_size)]
+              attention(batch_size, n_head, hkv, block_size, C // n_head, packed=True), cross_entropy(M, C, vocab_size),
+              cross_entropy(M, C, vocab_size, loss_chunk_bytes('none'))]  # the op's default chunk, and the model's
     s = sweep_sizes()
     for N in s['widths']:
         width = lambda op: dict(sweep=op, x=N, axis='width')
