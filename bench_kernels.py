@@ -32,7 +32,6 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 import kernels
 from kernels.choose import time_ms, graph_ms
 from kernels.rotary import rotary_tables
-from kernels.linear_cross_entropy import CHUNK_BYTES
 from model import loss_chunk_bytes
 
 PASSES = ('fwd', 'bwd', 'fwdbwd')
@@ -111,8 +110,8 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
         return Case('attention qkv' if packed else 'attention', f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
                     make, f, (flops, 2.5 * flops), 'TFLOP/s', check_one=True, **plot)
 
-    def cross_entropy(N, C, V, chunk_bytes=CHUNK_BYTES, **plot):  # the LM head's matmul and the loss; the weight as autocast hands it over
-        return Case('cross_entropy', f"{N}x{C} V={V}" + (f", {chunk_bytes >> 20} MiB chunks" if chunk_bytes != CHUNK_BYTES else ''),
+    def cross_entropy(N, C, V, chunk_bytes=None, **plot):  # the LM head's matmul and the loss; the weight as autocast hands it over
+        return Case('cross_entropy', f"{N}x{C} V={V}" + (f", {chunk_bytes >> 20} MiB chunks" if chunk_bytes else ''),
                     lambda: [act(N, C), (torch.randn(V, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
                              torch.randint(V, (N,), device=device)],
                     lambda be: lambda x, w, y: kernels.linear_cross_entropy(x, w, y, chunk_bytes=chunk_bytes, backend=be),

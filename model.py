@@ -360,11 +360,13 @@ RECOMPUTE = ('none', 'activation', 'mlp', 'block')
 
 def loss_chunk_bytes(recompute, loss_chunk_mib=None):
     """The fused loss's chunk of logits (kernels.linear_cross_entropy's chunk_bytes): loss_chunk_mib,
-    or by default 400 MiB without recompute and the op's 200 MiB with it. Each chunk's dW product
-    reads and writes the whole fp32 dW, so fewer, larger chunks are faster: GPT-2's 12 x 1024
-    tokens go in 3 chunks instead of 6, -0.3 ms for +197 MiB (docs/perf-notes.md); recompute is
-    asked for memory, so it keeps the smaller chunk too."""
-    return int((loss_chunk_mib or (400 if recompute == 'none' else 200)) * 2**20)
+    or by default 400 MiB without recompute and the op's own default with it (None). Each chunk's
+    dW product reads and writes the whole fp32 dW, so fewer, larger chunks are faster: GPT-2's
+    12 x 1024 tokens go in 3 chunks instead of 6, -0.6 ms a step for +198 MiB on the H100
+    (docs/perf-notes.md); recompute is asked for memory, so it keeps the smaller chunk."""
+    if loss_chunk_mib:
+        return int(loss_chunk_mib * 2**20)
+    return 400 * 2**20 if recompute == 'none' else None
 
 def recomputed(module, *args, dropout, every_op):
     """module(*args) with its activations freed after the forward and recomputed in the backward

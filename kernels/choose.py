@@ -26,13 +26,12 @@ import torch
 import kernels
 from kernels.backend import triton, why_not_triton_on, TRITON_AVAILABLE
 from kernels.rotary import rotary_tables
-from kernels.linear_cross_entropy import CHUNK_BYTES
 
 AGREE = 0.05  # max |triton - torch| over max |torch|, per output and gradient
 
 
 def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtype, device,
-             loss_chunk_bytes=CHUNK_BYTES):
+             loss_chunk_bytes=None):
     """{op: (shapes as text, make() -> inputs, fn(backend) -> f(*inputs) -> outputs)}: the
     ops as the model calls them (model.py), at batch B x T; the loss with the model's chunk."""
     act = lambda *s: torch.randn(*s, device=device, dtype=dtype, requires_grad=True)
@@ -55,7 +54,7 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
                    lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, n_head + nkv, c, s, backend=be)),
         'attention': (f"{B}x{n_head}/{nkv}x{T}x{hs} packed", lambda: [act(B, T, n_head + 2 * nkv, hs)],
                       lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, n_head, causal=True, backend=be)),
-        'cross_entropy': (f"{B}x{T}x{C} V={vocab_size} chunks of {loss_chunk_bytes / 2**20:g} MiB",
+        'cross_entropy': (f"{B}x{T}x{C} V={vocab_size}" + (f" chunks of {loss_chunk_bytes / 2**20:g} MiB" if loss_chunk_bytes else ''),
                           # the weight in the activations' dtype, as autocast hands it to the LM head
                           lambda: [act(B, T, C), (torch.randn(vocab_size, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
                                    torch.randint(vocab_size, (B, T), device=device)],

@@ -16,7 +16,10 @@ summed in fp32). The backward only scales dx and dW by the incoming gradient (ov
 the mean): no second sweep over V.
 Peak extra memory: one buffer for a chunk of logits (at most chunk_bytes), the fp32 dW, dx.
 The chunk trades memory for time: each chunk's dW product reads and writes the whole fp32 dW,
-so fewer, larger chunks are faster (docs/perf-notes.md: GPT-2's head 5.71 ms at 6 chunks, 5.41 at 3).
+which costs about 300 / rows of the chunk's own matmuls on the H100, whatever V and H are
+(docs/perf-notes.md; GPT-2's head: 5.71 ms in 6 chunks, 5.41 in 3). By default a chunk is
+200 MiB of logits or 2048 rows, whichever is larger: GPT-2's 12 x 1024 rows go in 6 chunks of
+2048, and a vocabulary past 51200 words still gets 2048 rows per chunk.
 
 Constraints: x (..., H) and weight (V, H) of one dtype, fp32, bf16 or fp16 (under
 autocast both are cast to its dtype first, as x @ W^T would be); targets (...) integer.
@@ -35,7 +38,8 @@ if TRITON_AVAILABLE:
     from triton.language.extra import libdevice
 
 REDUCTIONS = ("mean", "sum")
-CHUNK_BYTES = 200 * 2**20  # logits per chunk by default; GPT-2's 50304 words in bf16: 12 x 1024 rows go in 6 chunks of 2048
+CHUNK_BYTES = 200 * 2**20  # logits per chunk by default, or CHUNK_ROWS rows where those are more
+CHUNK_ROWS = 2048
 
 def linear_cross_entropy_ref(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0):
     """F.cross_entropy((x @ weight.T).float(), targets) with the options; mean over no rows is 0.
@@ -244,11 +248,12 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
         return dx, dweight, None, None, None, None, None, None
 
 def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0,
-                         chunk_bytes=CHUNK_BYTES, backend="auto"):
+                         chunk_bytes=None, backend="auto"):
     """F.cross_entropy((x @ weight.T).float(), targets, ignore_index=ignore_index,
     reduction=reduction), plus the optional logit softcap and z-loss, without the (N, V)
-    logits (the kernel holds at most chunk_bytes of them at a time); by the Triton kernel or
-    PyTorch as `backend` says (see kernels/backend.py)."""
+    logits (the kernel holds at most chunk_bytes of them at a time; None: CHUNK_BYTES or
+    CHUNK_ROWS rows, whichever is larger); by the Triton kernel or PyTorch as `backend` says
+    (see kernels/backend.py)."""
     if torch.is_autocast_enabled(x.device.type):
         dtype = torch.get_autocast_dtype(x.device.type)
         x, weight = x.to(dtype), weight.to(dtype)
@@ -256,6 +261,8 @@ def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", 
     if not use_triton("linear_cross_entropy", backend, x, weight, limit=limit):
         with torch.autocast(x.device.type, enabled=False):
             return linear_cross_entropy_ref(x, weight, targets, ignore_index, reduction, softcap, z_loss)
+    if chunk_bytes is None:
+        chunk_bytes = max(CHUNK_BYTES, CHUNK_ROWS * weight.shape[0] * x.element_size())
     with torch.autocast(x.device.type, enabled=False):  # the chunk matmuls write into given outputs
         return LinearCrossEntropyFunction.apply(as_rows(x), weight, targets.reshape(-1), ignore_index,
                                                 reduction == "mean", softcap, z_loss, int(chunk_bytes))

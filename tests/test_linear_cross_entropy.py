@@ -76,6 +76,20 @@ def test_chunk_bytes_sets_the_chunks(chunk_bytes, device, monkeypatch):
     assert chunks == [8 if chunk_bytes == 1 else 40]  # 37 rows: 5 chunks of 8, or one of 37 (rounded up to 8s)
 
 
+@pytest.mark.parametrize("least_rows", [8, 16])
+def test_default_chunk_is_the_bytes_or_the_rows_whichever_is_more(least_rows, device, monkeypatch):
+    """chunk_bytes=None: CHUNK_BYTES of logits, or CHUNK_ROWS rows where a row is so wide that
+    fewer would fit (here: CHUNK_BYTES of 10 rows of 257 bf16 words)."""
+    rows_of, chunks = LCE._chunk_rows, []
+    monkeypatch.setattr(LCE, "_chunk_rows", lambda *args: chunks.append(rows_of(*args)) or chunks[-1])
+    monkeypatch.setattr(LCE, "CHUNK_BYTES", 10 * 257 * 2)
+    monkeypatch.setattr(LCE, "CHUNK_ROWS", least_rows)
+    x, weight, targets = make_inputs(37, 32, 257, torch.bfloat16, device)
+    kernels.linear_cross_entropy(x, weight, targets, backend="triton")
+    # 37 rows in chunks of at most 8 (10 rounded down to 8s) or 16: 5 chunks of 8, 3 of 16 (13 rounded up)
+    assert chunks == [8 if least_rows == 8 else 16]
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum"])
 def test_all_rows_ignored_give_zero_not_nan(reduction, device):
     x, weight, targets = make_inputs(5, 16, 65, torch.bfloat16, device, ignored=1.0)
@@ -139,7 +153,7 @@ def test_torch_compile_fullgraph(device):
 
 
 @pytest.mark.skipif(not CUDA, reason="peak memory is measured by the CUDA caching allocator")
-@pytest.mark.parametrize("chunk_bytes", [LCE.CHUNK_BYTES, 400 * 2**20], ids=lambda b: f"{b >> 20}MiB")
+@pytest.mark.parametrize("chunk_bytes", [None, 400 * 2**20], ids=lambda b: f"{b >> 20}MiB" if b else "default")
 def test_memory_is_a_chunk_not_the_logits(chunk_bytes):
     """GPT-2's head at 12 x 1024 tokens: the bf16 logits alone would be 1.2 GB."""
     x, weight, targets = make_inputs(12288, 768, 50304, torch.bfloat16, "cuda")
@@ -154,7 +168,7 @@ def test_memory_is_a_chunk_not_the_logits(chunk_bytes):
     grown = torch.cuda.max_memory_allocated() - start
     # forward: the chunk buffer, dweight in fp32, dx; backward: the fp32 dweight and dx saved, and
     # both scaled into new tensors (dweight in bf16); a few MiB for the rows' losses and slack
-    forward = chunk_bytes + weight.numel() * 4 + x.nbytes
+    forward = (chunk_bytes or LCE.CHUNK_BYTES) + weight.numel() * 4 + x.nbytes  # GPT-2's 2048 rows are < 200 MiB
     backward = weight.numel() * (4 + 2) + 2 * x.nbytes
     bound = max(forward, backward) + 4 * 2**20
     assert grown <= bound, f"{grown / 2**20:.0f} MiB > {bound / 2**20:.0f} MiB"
