@@ -109,7 +109,7 @@ def run_launchers():
     ce = modules["linear_cross_entropy"]
     for softcap in (None, 30.0):
         loss, dx, dw, n = call(ce.linear_cross_entropy_fwd, torch.randn(16, 32), torch.randn(40, 32),
-                               torch.randint(40, (16,)), -1, softcap, 0.0)
+                               torch.randint(40, (16,)), -1, softcap, 0.0, ce.CHUNK_BYTES)
     call(ce.linear_cross_entropy_bwd, dx, dw, torch.tensor(0.5), torch.float32)
 
 
