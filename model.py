@@ -364,7 +364,9 @@ def loss_chunk_bytes(recompute, loss_chunk_mib=None):
     dW product reads and writes the whole fp32 dW, so fewer, larger chunks are faster: GPT-2's
     12 x 1024 tokens go in 3 chunks instead of 6, -0.6 ms a step for +198 MiB on the H100
     (docs/perf-notes.md); recompute is asked for memory, so it keeps the smaller chunk."""
-    if loss_chunk_mib:
+    if loss_chunk_mib is not None:
+        if loss_chunk_mib <= 0:
+            raise ValueError(f"loss_chunk_mib must be positive (or None for the default), got {loss_chunk_mib!r}")
         return int(loss_chunk_mib * 2**20)
     return 400 * 2**20 if recompute == 'none' else None
 

@@ -1,6 +1,7 @@
 """GPT forward/backward for both architectures, and the kernel swap: the same
 parameter names and the same loss and gradients with the Triton kernels on and off."""
 import collections
+import importlib
 import math
 
 import pytest
@@ -77,6 +78,27 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, d
     assert all(equal_but_rounding(a, b, rounding) for a, b in zip(runs['none'][1], runs[recompute][1]))
     with pytest.raises(ValueError, match="recompute must be one of"):
         GPT(tiny_config(arch), kernels='torch', recompute='attention')
+
+def test_loss_chunk_reaches_the_loss_and_changes_only_rounding(device, monkeypatch):
+    """loss_chunk_mib is the fused loss's chunk (400 MiB by default without recompute, the op's own
+    default with it); 8-row chunks give one chunk's loss and gradients but for fp32 rounding."""
+    assert GPT(tiny_config('gpt2'), kernels='torch').loss_chunk_bytes == 400 * 2**20
+    assert GPT(tiny_config('gpt2'), kernels='torch', recompute='mlp').loss_chunk_bytes is None
+    with pytest.raises(ValueError, match="loss_chunk_mib must be positive"):
+        GPT(tiny_config('gpt2'), kernels='torch', loss_chunk_mib=0)
+    LCE = importlib.import_module("kernels.linear_cross_entropy")
+    rows_of, chunks = LCE._chunk_rows, []
+    monkeypatch.setattr(LCE, "_chunk_rows", lambda *args: chunks.append(rows_of(*args)) or chunks[-1])
+    runs = []
+    for mib in (None, 1e-4):  # 1e-4 MiB: 104 bytes, the smallest chunk (8 rows)
+        torch.manual_seed(0)
+        model = GPT(tiny_config('gpt2'), kernels='triton', loss_chunk_mib=mib).to(device)
+        _, loss = model(*batch(device))
+        loss.backward()
+        runs.append([loss] + [p.grad for p in model.parameters()])
+    assert chunks == [96, 8]  # 3 x 32 rows in one chunk, then in 12
+    for one, many in zip(*runs):
+        torch.testing.assert_close(many, one, rtol=1e-5, atol=1e-6)
 
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 @pytest.mark.parametrize("setting", ["torch", "triton"])
