@@ -49,7 +49,7 @@ steps = None  # the end-to-end table; None: when no other part below is asked fo
 variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
 recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
-loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB (model.py; None: 400 without recompute, the op's default (200) with it)
+loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB (model.py; None: 400 or 4096 rows, whichever is more, without recompute; the op's default with it)
 # the kernels variants' per-op overrides use_triton_<name>, as train.py's, for each name in model.OVERRIDES
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')

@@ -123,7 +123,7 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
               rotary(batch_size, n_head, hkv, block_size, C // n_head, packed=True),
               attention(batch_size, n_head, hkv, block_size, C // n_head),
               attention(batch_size, n_head, hkv, block_size, C // n_head, packed=True), cross_entropy(M, C, vocab_size),
-              cross_entropy(M, C, vocab_size, loss_chunk_bytes('none'))]  # the op's default chunk, and the model's
+              cross_entropy(M, C, vocab_size, loss_chunk_bytes('none', vocab_size))]  # the op's default chunk, and the model's
     s = sweep_sizes()
     for N in s['widths']:
         width = lambda op: dict(sweep=op, x=N, axis='width')

@@ -112,7 +112,8 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     model_args = model_args or {}
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
                                     config.vocab_size, mlp_hidden(config), config.bias, dtype, device,
-                                    loss_chunk_bytes(model_args.get('recompute', 'none'), model_args.get('loss_chunk_mib')))
+                                    loss_chunk_bytes(model_args.get('recompute', 'none'), config.vocab_size,
+                                                     model_args.get('loss_chunk_mib')))
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
     timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward, graphed)
@@ -358,17 +359,18 @@ class MLP(nn.Module):
 # keeps); each whole block (from its inputs: the residual stream and the last update)
 RECOMPUTE = ('none', 'activation', 'mlp', 'block')
 
-def loss_chunk_bytes(recompute, loss_chunk_mib=None):
+def loss_chunk_bytes(recompute, vocab_size, loss_chunk_mib=None):
     """The fused loss's chunk of logits (kernels.linear_cross_entropy's chunk_bytes): loss_chunk_mib,
-    or by default 400 MiB without recompute and the op's own default with it (None). Each chunk's
-    dW product reads and writes the whole fp32 dW, so fewer, larger chunks are faster: GPT-2's
-    12 x 1024 tokens go in 3 chunks instead of 6, -0.6 ms a step for +198 MiB on the H100
-    (docs/perf-notes.md); recompute is asked for memory, so it keeps the smaller chunk."""
+    or by default without recompute 4096 rows of bf16 logits or 400 MiB, whichever is more, and
+    with recompute the op's own default (None). Each chunk's dW product reads and writes the whole
+    fp32 dW, so fewer, larger chunks are faster: GPT-2's 12 x 1024 tokens go in 3 chunks instead of
+    6, -0.6 ms a step for +198 MiB on the H100 (docs/perf-notes.md); recompute is asked for
+    memory, so it keeps the smaller chunk."""
     if loss_chunk_mib is not None:
         if loss_chunk_mib <= 0:
             raise ValueError(f"loss_chunk_mib must be positive (or None for the default), got {loss_chunk_mib!r}")
         return int(loss_chunk_mib * 2**20)
-    return 400 * 2**20 if recompute == 'none' else None
+    return max(400 * 2**20, 4096 * vocab_size * 2) if recompute == 'none' else None
 
 def recomputed(module, *args, dropout, every_op):
     """module(*args) with its activations freed after the forward and recomputed in the backward
@@ -434,7 +436,7 @@ class GPT(nn.Module):
         if recompute not in RECOMPUTE:
             raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
         self.config, self.recompute_blocks = config, recompute == 'block'
-        self.loss_chunk_bytes = loss_chunk_bytes(recompute, loss_chunk_mib)
+        self.loss_chunk_bytes = loss_chunk_bytes(recompute, config.vocab_size, loss_chunk_mib)
         # the residual stream in autocast's dtype (bf16) instead of fp32, as Megatron-LM keeps it by
         # default: the norms' passes over the stream move 8 bytes per element instead of 12-14, the
         # blocks keep half the bytes, and the stream's gradient needs no cast before each matmul

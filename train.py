@@ -61,7 +61,7 @@ bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
 recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'activation' (each MLP's activation output), 'mlp' (each MLP's), 'block' (each block's)
 autocast_residual = False  # the residual stream in autocast's dtype (bf16) instead of fp32: fewer bytes per norm, less memory
-loss_chunk_mib = None  # the fused loss's chunk of logits, MiB: larger is faster; None: 400 without recompute, the op's default (200) with it (model.py)
+loss_chunk_mib = None  # the fused loss's chunk of logits, MiB: larger is faster; None: 400 or 4096 rows, whichever is more, without recompute; the op's default with it (model.py)
 kernels = 'auto'  # 'auto' (Triton where it can run and was measured faster), 'triton' or 'torch'
 # per-op overrides: True or False decides the op whatever `kernels` says, None follows it
 use_triton_layer_norm = None

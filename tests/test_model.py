@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import kernels
-from model import GPT, GPTConfig, compile_model, pick_kernels, mlp_hidden
+from model import GPT, GPTConfig, compile_model, pick_kernels, mlp_hidden, loss_chunk_bytes as model_loss_chunk_bytes
 
 def tiny_config(arch, **kw):
     return GPTConfig(block_size=32, vocab_size=67, n_layer=2, n_head=4, n_embd=64, arch=arch,
@@ -80,9 +80,11 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, d
         GPT(tiny_config(arch), kernels='torch', recompute='attention')
 
 def test_loss_chunk_reaches_the_loss_and_changes_only_rounding(device, monkeypatch):
-    """loss_chunk_mib is the fused loss's chunk (400 MiB by default without recompute, the op's own
-    default with it); 8-row chunks give one chunk's loss and gradients but for fp32 rounding."""
+    """loss_chunk_mib is the fused loss's chunk (by default without recompute 400 MiB, or 4096 rows
+    where those are more; the op's own default with recompute); 8-row chunks give one chunk's loss
+    and gradients but for fp32 rounding."""
     assert GPT(tiny_config('gpt2'), kernels='torch').loss_chunk_bytes == 400 * 2**20
+    assert model_loss_chunk_bytes('none', 131072) == 4096 * 131072 * 2  # 1 GiB: a LLaMA-3-sized vocabulary
     assert GPT(tiny_config('gpt2'), kernels='torch', recompute='mlp').loss_chunk_bytes is None
     with pytest.raises(ValueError, match="loss_chunk_mib must be positive"):
         GPT(tiny_config('gpt2'), kernels='torch', loss_chunk_mib=0)
