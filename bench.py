@@ -27,7 +27,7 @@ from torch.autograd import DeviceType
 from kernels import newton_schulz
 from kernels.backend import TRITON_AVAILABLE, triton
 from kernels.choose import time_ms
-from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, gpu_peak_flops, measure_kernels, mlp_hidden
+from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, gpu_peak_flops, measure_kernels, mlp_hidden, loss_chunk_bytes
 from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
@@ -49,7 +49,7 @@ steps = None  # the end-to-end table; None: when no other part below is asked fo
 variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
 recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
-loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB (model.py; None: 400 or 4096 rows, whichever is more, without recompute; the op's default with it)
+loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB (model.py; None: 400 or 4096 bf16 rows, whichever is more, without recompute; the op's default with it)
 # the kernels variants' per-op overrides use_triton_<name>, as train.py's, for each name in model.OVERRIDES
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')
@@ -182,6 +182,10 @@ if steps:
                          "it takes compile_mode='default', not 'reduce-overhead' (CUDA graphs of its own)")
     if recompute not in RECOMPUTE:
         raise SystemExit(f"error: recompute must be one of {RECOMPUTE}, got {recompute!r}")
+    try:
+        loss_chunk_bytes(recompute, vocab_size, loss_chunk_mib)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}")
     chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
         # what the last variant left allocated would count in this one's peak (its compiled graphs, cuBLAS's

@@ -111,7 +111,7 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
                     make, f, (flops, 2.5 * flops), 'TFLOP/s', check_one=True, **plot)
 
     def cross_entropy(N, C, V, chunk_bytes=None, **plot):  # the LM head's matmul and the loss; the weight as autocast hands it over
-        return Case('cross_entropy', f"{N}x{C} V={V}" + (f", {chunk_bytes >> 20} MiB chunks" if chunk_bytes else ''),
+        return Case('cross_entropy', f"{N}x{C} V={V}" + (f", {chunk_bytes / 2**20:g} MiB chunks" if chunk_bytes is not None else ''),
                     lambda: [act(N, C), (torch.randn(V, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
                              torch.randint(V, (N,), device=device)],
                     lambda be: lambda x, w, y: kernels.linear_cross_entropy(x, w, y, chunk_bytes=chunk_bytes, backend=be),
@@ -123,7 +123,8 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
               rotary(batch_size, n_head, hkv, block_size, C // n_head, packed=True),
               attention(batch_size, n_head, hkv, block_size, C // n_head),
               attention(batch_size, n_head, hkv, block_size, C // n_head, packed=True), cross_entropy(M, C, vocab_size),
-              cross_entropy(M, C, vocab_size, loss_chunk_bytes('none', vocab_size))]  # the op's default chunk, and the model's
+              # the op's default chunk, and the model's default without recompute (bench's loss_chunk_mib and recompute aside)
+              cross_entropy(M, C, vocab_size, loss_chunk_bytes('none', vocab_size))]
     s = sweep_sizes()
     for N in s['widths']:
         width = lambda op: dict(sweep=op, x=N, axis='width')

@@ -367,9 +367,9 @@ def loss_chunk_bytes(recompute, vocab_size, loss_chunk_mib=None):
     6, -0.6 ms a step for +198 MiB on the H100 (docs/perf-notes.md); recompute is asked for
     memory, so it keeps the smaller chunk."""
     if loss_chunk_mib is not None:
-        if loss_chunk_mib <= 0:
-            raise ValueError(f"loss_chunk_mib must be positive (or None for the default), got {loss_chunk_mib!r}")
-        return int(loss_chunk_mib * 2**20)
+        if isinstance(loss_chunk_mib, bool) or not isinstance(loss_chunk_mib, (int, float)) or loss_chunk_mib <= 0:
+            raise ValueError(f"loss_chunk_mib must be a positive number of MiB (or None for the default), got {loss_chunk_mib!r}")
+        return math.ceil(loss_chunk_mib * 2**20)
     return max(400 * 2**20, 4096 * vocab_size * 2) if recompute == 'none' else None
 
 def recomputed(module, *args, dropout, every_op):

@@ -24,7 +24,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
-from model import GPTConfig, GPT, OVERRIDES, compile_model, gpu_peak_flops, measure_kernels
+from model import GPTConfig, GPT, OVERRIDES, compile_model, gpu_peak_flops, measure_kernels, loss_chunk_bytes
 from step_graph import StepGraph, set_lr
 from configurator import configure
 from data.common import read_meta, check_tokens
@@ -61,7 +61,7 @@ bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
 recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'activation' (each MLP's activation output), 'mlp' (each MLP's), 'block' (each block's)
 autocast_residual = False  # the residual stream in autocast's dtype (bf16) instead of fp32: fewer bytes per norm, less memory
-loss_chunk_mib = None  # the fused loss's chunk of logits, MiB: larger is faster; None: 400 or 4096 rows, whichever is more, without recompute; the op's default with it (model.py)
+loss_chunk_mib = None  # the fused loss's chunk of logits, MiB: larger is faster; None: 400 or 4096 bf16 rows, whichever is more, without recompute; the op's default with it (model.py)
 kernels = 'auto'  # 'auto' (Triton where it can run and was measured faster), 'triton' or 'torch'
 # per-op overrides: True or False decides the op whatever `kernels` says, None follows it
 use_triton_layer_norm = None
@@ -222,6 +222,10 @@ elif init_from != 'scratch':
     fail(f"init_from must be 'scratch' or 'resume', got {init_from!r}")
 overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
 kernel_timings = None
+try:  # on every rank, before kernels='auto' times the loss with it
+    loss_chunk_bytes(recompute, vocab_size, loss_chunk_mib)
+except ValueError as e:
+    fail(e)
 gpt_args = dict(recompute=recompute, autocast_residual=autocast_residual, loss_chunk_mib=loss_chunk_mib)  # GPT's arguments besides config and kernels
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
     decision = [measure_kernels(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache, overrides,

@@ -54,7 +54,7 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
                    lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, n_head + nkv, c, s, backend=be)),
         'attention': (f"{B}x{n_head}/{nkv}x{T}x{hs} packed", lambda: [act(B, T, n_head + 2 * nkv, hs)],
                       lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, n_head, causal=True, backend=be)),
-        'cross_entropy': (f"{B}x{T}x{C} V={vocab_size}" + (f" chunks of {loss_chunk_bytes / 2**20:g} MiB" if loss_chunk_bytes else ''),
+        'cross_entropy': (f"{B}x{T}x{C} V={vocab_size}" + (f" chunks of {loss_chunk_bytes / 2**20:g} MiB" if loss_chunk_bytes is not None else ''),
                           # the weight in the activations' dtype, as autocast hands it to the LM head
                           lambda: [act(B, T, C), (torch.randn(vocab_size, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
                                    torch.randint(vocab_size, (B, T), device=device)],
@@ -174,7 +174,7 @@ def cache_key(op, shapes, dtype, compile, backward, device, graphed=False):
     gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
     return (f"{gpu} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
             f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}{' | graphed' if graphed else ''} | "
-            f"{'fwd+bwd' if backward else 'fwd'} | v6")
+            f"{'fwd+bwd' if backward else 'fwd'} | v7")
 
 
 def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True, graphed=False):

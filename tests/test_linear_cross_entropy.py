@@ -76,18 +76,19 @@ def test_chunk_bytes_sets_the_chunks(chunk_bytes, device, monkeypatch):
     assert chunks == [8 if chunk_bytes == 1 else 40]  # 37 rows: 5 chunks of 8, or one of 37 (rounded up to 8s)
 
 
-@pytest.mark.parametrize("least_rows", [8, 16])
-def test_default_chunk_is_the_bytes_or_the_rows_whichever_is_more(least_rows, device, monkeypatch):
+# (rows of 257 bf16 words that CHUNK_BYTES holds, CHUNK_ROWS, the chunk's rows for 37 rows)
+@pytest.mark.parametrize("bytes_rows, least_rows, rows", [(20, 8, 16), (10, 16, 16), (10, 8, 8)])
+def test_default_chunk_is_the_bytes_or_the_rows_whichever_is_more(bytes_rows, least_rows, rows, device, monkeypatch):
     """chunk_bytes=None: CHUNK_BYTES of logits, or CHUNK_ROWS rows where a row is so wide that
-    fewer would fit (here: CHUNK_BYTES of 10 rows of 257 bf16 words)."""
+    fewer would fit. 37 rows: the bytes' 20 rows (16 in 8s: 3 chunks of 13, rounded up to 16);
+    the rows' 16 over the bytes' 10 (the same); 10 over 8 (8 in 8s: 5 chunks of 8)."""
     rows_of, chunks = LCE._chunk_rows, []
     monkeypatch.setattr(LCE, "_chunk_rows", lambda *args: chunks.append(rows_of(*args)) or chunks[-1])
-    monkeypatch.setattr(LCE, "CHUNK_BYTES", 10 * 257 * 2)
+    monkeypatch.setattr(LCE, "CHUNK_BYTES", bytes_rows * 257 * 2)
     monkeypatch.setattr(LCE, "CHUNK_ROWS", least_rows)
     x, weight, targets = make_inputs(37, 32, 257, torch.bfloat16, device)
     kernels.linear_cross_entropy(x, weight, targets, backend="triton")
-    # 37 rows in chunks of at most 8 (10 rounded down to 8s) or 16: 5 chunks of 8, 3 of 16 (13 rounded up)
-    assert chunks == [8 if least_rows == 8 else 16]
+    assert chunks == [rows]
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum"])

@@ -86,8 +86,9 @@ def test_loss_chunk_reaches_the_loss_and_changes_only_rounding(device, monkeypat
     assert GPT(tiny_config('gpt2'), kernels='torch').loss_chunk_bytes == 400 * 2**20
     assert model_loss_chunk_bytes('none', 131072) == 4096 * 131072 * 2  # 1 GiB: a LLaMA-3-sized vocabulary
     assert GPT(tiny_config('gpt2'), kernels='torch', recompute='mlp').loss_chunk_bytes is None
-    with pytest.raises(ValueError, match="loss_chunk_mib must be positive"):
-        GPT(tiny_config('gpt2'), kernels='torch', loss_chunk_mib=0)
+    for bad in (0, -1, '64'):
+        with pytest.raises(ValueError, match="loss_chunk_mib must be a positive number"):
+            GPT(tiny_config('gpt2'), kernels='torch', loss_chunk_mib=bad)
     LCE = importlib.import_module("kernels.linear_cross_entropy")
     rows_of, chunks = LCE._chunk_rows, []
     monkeypatch.setattr(LCE, "_chunk_rows", lambda *args: chunks.append(rows_of(*args)) or chunks[-1])

@@ -214,6 +214,8 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
                "recompute must be one of ('none', 'activation', 'mlp', 'block')")
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--use_triton_mlp=True', check=False),
                'use_triton_mlp=True cannot run')
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--loss_chunk_mib=0', check=False),
+               'loss_chunk_mib must be a positive number of MiB')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--optimizer=muon', '--use_triton_newton_schulz=True',
                    check=False), "backend='triton' cannot run")
     user_error(run('sample.py', f'--out_dir={tmp_path}/empty', check=False), 'no checkpoint at')
