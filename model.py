@@ -25,6 +25,7 @@ from torch.utils.checkpoint import checkpoint, create_selective_checkpoint_conte
 import kernels
 import kernels.choose
 from kernels.rotary import rotary_tables
+from kernels.linear_cross_entropy import chunk_bytes_for
 
 @dataclass
 class GPTConfig:
@@ -370,7 +371,7 @@ def loss_chunk_bytes(recompute, vocab_size, loss_chunk_mib=None):
         if isinstance(loss_chunk_mib, bool) or not isinstance(loss_chunk_mib, (int, float)) or loss_chunk_mib <= 0:
             raise ValueError(f"loss_chunk_mib must be a positive number of MiB (or None for the default), got {loss_chunk_mib!r}")
         return math.ceil(loss_chunk_mib * 2**20)
-    return max(400 * 2**20, 4096 * vocab_size * 2) if recompute == 'none' else None
+    return chunk_bytes_for(vocab_size, 2, 400 * 2**20, 4096) if recompute == 'none' else None
 
 def recomputed(module, *args, dropout, every_op):
     """module(*args) with its activations freed after the forward and recomputed in the backward

@@ -176,6 +176,11 @@ def _chunk_rows(N, V, itemsize, chunk_bytes):
     per_chunk = cdiv(N, max(1, cdiv(N, most)))
     return max(8, cdiv(per_chunk, 8) * 8)
 
+def chunk_bytes_for(V, itemsize, least_bytes, least_rows):
+    """A chunk of logits of least_bytes, or of least_rows rows of V words where those are more
+    (the op's default: chunk_bytes_for(V, itemsize, CHUNK_BYTES, CHUNK_ROWS))."""
+    return max(least_bytes, least_rows * V * itemsize)
+
 def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss, chunk_bytes):
     return (x.new_empty((), dtype=torch.float64), torch.empty_like(x),
             weight.new_empty(weight.shape, dtype=torch.float32), targets.new_empty(()))
@@ -262,7 +267,7 @@ def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", 
         with torch.autocast(x.device.type, enabled=False):
             return linear_cross_entropy_ref(x, weight, targets, ignore_index, reduction, softcap, z_loss)
     if chunk_bytes is None:
-        chunk_bytes = max(CHUNK_BYTES, CHUNK_ROWS * weight.shape[0] * x.element_size())
+        chunk_bytes = chunk_bytes_for(weight.shape[0], x.element_size(), CHUNK_BYTES, CHUNK_ROWS)
     with torch.autocast(x.device.type, enabled=False):  # the chunk matmuls write into given outputs
         return LinearCrossEntropyFunction.apply(as_rows(x), weight, targets.reshape(-1), ignore_index,
                                                 reduction == "mean", softcap, z_loss, int(chunk_bytes))

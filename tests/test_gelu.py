@@ -79,7 +79,7 @@ def test_backward_gives_the_output_again(dtype, shape, approximate, has_bias, bi
     for backend_name in ("triton", "torch"):
         dx, dbias, y = kernels.gelu_backward(dy, x, bias, approximate, backend=backend_name)
         check_3way_all(NAMES, ((y,), (dx, dbias)), results_torch, ref)
-    dx, dbias, y = kernels.gelu_backward(dy, x, bias, approximate, backend="torch")
+    # the loop's last results are PyTorch's
     assert all(torch.equal(a, b) for a, b in zip((y, dx, dbias), results_torch[0] + results_torch[1])
                if a is not None or b is not None)
 

@@ -169,7 +169,8 @@ def test_memory_is_a_chunk_not_the_logits(chunk_bytes):
     grown = torch.cuda.max_memory_allocated() - start
     # forward: the chunk buffer, dweight in fp32, dx; backward: the fp32 dweight and dx saved, and
     # both scaled into new tensors (dweight in bf16); a few MiB for the rows' losses and slack
-    forward = (chunk_bytes or LCE.CHUNK_BYTES) + weight.numel() * 4 + x.nbytes  # GPT-2's 2048 rows are < 200 MiB
+    chunk = chunk_bytes or LCE.chunk_bytes_for(weight.shape[0], x.element_size(), LCE.CHUNK_BYTES, LCE.CHUNK_ROWS)
+    forward = chunk + weight.numel() * 4 + x.nbytes
     backward = weight.numel() * (4 + 2) + 2 * x.nbytes
     bound = max(forward, backward) + 4 * 2**20
     assert grown <= bound, f"{grown / 2**20:.0f} MiB > {bound / 2**20:.0f} MiB"

@@ -73,7 +73,7 @@ def test_backward_gives_the_output_again(dtype, shape, up_dtype, device):
     for backend_name in ("triton", "torch"):
         dgate, dup, y = kernels.swiglu_backward(dy, gate, up, backend=backend_name)
         check_3way_all(NAMES, ((y,), (dgate, dup)), results_torch, ref)
-    dgate, dup, y = kernels.swiglu_backward(dy, gate, up, backend="torch")
+    # the loop's last results are PyTorch's
     assert all(torch.equal(a, b) for a, b in zip((y, dgate, dup), results_torch[0] + results_torch[1]))
 
 
