@@ -10,6 +10,6 @@ from kernels.rotary import rotary, rotary_ref, rotary_qkv, rotary_qkv_ref
 from kernels.swiglu import swiglu, swiglu_ref, swiglu_backward, swiglu_backward_ref
 from kernels.gelu import gelu, gelu_ref, gelu_backward, gelu_backward_ref
 from kernels.attention import flash_attention, flash_attention_qkv, flash_attention_ref
-from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref
+from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref, unfused_cross_entropy
 from kernels.newton_schulz import newton_schulz, newton_schulz_ref
 from kernels.muon_update import muon_momentum, muon_momentum_ref, muon_apply, muon_apply_ref, muon_update_tables

@@ -396,7 +396,9 @@ def split_qkv(qkv, n_head):
     if qkv.dim() != 4 or n_head < 1 or (qkv.shape[2] - n_head) % 2 or qkv.shape[2] <= n_head:
         raise ValueError(f"flash_attention_qkv: qkv {tuple(qkv.shape)} is not (B, T, {n_head} + 2 Hkv, D)")
     n_kv = (qkv.shape[2] - n_head) // 2
-    return qkv.transpose(1, 2).split([n_head, n_kv, n_kv], dim=1)
+    # split, then transposed (as nanoGPT does): the same views, but in PyTorch's path autograd then
+    # concatenates their gradients along the heads of (B, T, heads, D), a contiguous copy, not a strided one
+    return tuple(t.transpose(1, 2) for t in qkv.split([n_head, n_kv, n_kv], dim=2))
 
 def _fake_qkv_bwd(do, qkv, o, lse, causal, scale):
     return torch.empty_like(qkv, memory_format=torch.contiguous_format)

@@ -58,8 +58,9 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
                           # the weight in the activations' dtype, as autocast hands it to the LM head
                           lambda: [act(B, T, C), (torch.randn(vocab_size, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
                                    torch.randint(vocab_size, (B, T), device=device)],
-                          lambda be: lambda x, w, y: kernels.linear_cross_entropy(x, w, y, ignore_index=-1,
-                                                                                  chunk_bytes=loss_chunk_bytes, backend=be)),
+                          # PyTorch's side as the model runs it: nanoGPT's unfused head and loss
+                          lambda be: (lambda x, w, y: kernels.linear_cross_entropy(x, w, y, ignore_index=-1, chunk_bytes=loss_chunk_bytes,
+                                                                                   backend=be)) if be == 'triton' else kernels.unfused_cross_entropy),
     }
     return {op: cases[op] for op in ops}
 
@@ -174,7 +175,7 @@ def cache_key(op, shapes, dtype, compile, backward, device, graphed=False):
     gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
     return (f"{gpu} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
             f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}{' | graphed' if graphed else ''} | "
-            f"{'fwd+bwd' if backward else 'fwd'} | v7")
+            f"{'fwd+bwd' if backward else 'fwd'} | v8")
 
 
 def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True, graphed=False):

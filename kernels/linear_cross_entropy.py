@@ -58,6 +58,16 @@ def linear_cross_entropy_ref(x, weight, targets, ignore_index=-1, reduction="mea
         return loss.reshape(x.shape[:-1])
     return loss.sum() if reduction == "sum" else loss.sum() / valid.sum().clamp(min=1)
 
+
+def unfused_cross_entropy(x, weight, targets, ignore_index=-1):
+    """nanoGPT's LM head and loss, what the model runs where the fused op is not chosen (the
+    baselines): the (..., V) logits as F.linear makes them (bf16 under autocast), then
+    F.cross_entropy on them, whose log-softmax sums in fp32 but writes x's dtype. The op's
+    reference casts the logits to fp32 first, as the op is defined: in GPT-2's eager step that
+    cast and the fp32 softmax passes cost 3.9 ms of GPU time more (docs/perf-notes.md)."""
+    logits = F.linear(x, weight)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=ignore_index)
+
 @triton.jit
 def _capped(z, softcap, SOFTCAP: tl.constexpr, LIBDEVICE: tl.constexpr):
     """softcap * tanh(z / softcap), or z. tl has no tanh: CUDA's libdevice one on the GPU;

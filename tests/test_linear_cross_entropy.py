@@ -129,6 +129,24 @@ def test_autocast_casts_like_a_matmul(device, small_chunks):
     check_3way_all(NAMES, got, want, ref)
 
 
+def test_unfused_cross_entropy_is_the_reference_in_fp32_and_near_it_under_autocast(device):
+    """The model's PyTorch path (nanoGPT's head and loss) on (B, T, H) hidden states with ignored
+    rows: the op's reference in fp32; under bf16 autocast its log-softmax writes bf16, which moves
+    the loss by bf16 rounding, not more."""
+    x, weight, targets = make_inputs(2 * 37, 32, 257, torch.float32, device)
+    x, targets = x.view(2, 37, 32).requires_grad_(), targets.view(2, 37)
+    weight.requires_grad_()
+    unfused = kernels.unfused_cross_entropy(x, weight, targets)
+    ref = LCE.linear_cross_entropy_ref(x, weight, targets)
+    torch.testing.assert_close(unfused, ref)
+    for got, want in zip(torch.autograd.grad(unfused, (x, weight)), torch.autograd.grad(ref, (x, weight))):
+        torch.testing.assert_close(got, want)
+    with torch.autocast(device, dtype=torch.bfloat16):
+        bf16 = kernels.unfused_cross_entropy(x, weight, targets)
+    exact = LCE.linear_cross_entropy_ref(*double([x, weight]), targets)
+    assert bf16.dtype == torch.float32 and abs(bf16.double() - exact).item() < 2 ** -9 * exact.item()
+
+
 @pytest.mark.parametrize("backend_name", ["auto", "triton"])
 def test_reduction_none_goes_to_pytorch(backend_name, device, capsys):
     x, weight, targets = make_inputs(9, 16, 65, torch.float32, device)

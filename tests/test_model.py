@@ -103,6 +103,17 @@ def test_loss_chunk_reaches_the_loss_and_changes_only_rounding(device, monkeypat
     for one, many in zip(*runs):
         torch.testing.assert_close(many, one, rtol=1e-5, atol=1e-6)
 
+def test_the_loss_is_the_fused_op_with_triton_and_nanogpts_with_pytorch(device, monkeypatch):
+    """kernels='torch' (the baselines) runs nanoGPT's unfused head and loss, not the fused op's
+    fp32 reference; kernels='triton' the fused op."""
+    calls = []
+    for name in ("linear_cross_entropy", "unfused_cross_entropy"):
+        op = getattr(kernels, name)
+        monkeypatch.setattr(kernels, name, lambda *args, op=op, name=name, **kw: calls.append(name) or op(*args, **kw))
+    for setting in ("torch", "triton"):
+        GPT(tiny_config('gpt2'), kernels=setting).to(device)(*batch(device))
+    assert calls == ["unfused_cross_entropy", "linear_cross_entropy"]
+
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 @pytest.mark.parametrize("setting", ["torch", "triton"])
 def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(arch, setting, device):
