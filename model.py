@@ -8,9 +8,10 @@ Both tie the token embedding to the LM head and attend on the packed qkv project
 Each op's implementation, a Triton kernel from kernels/ or PyTorch, is picked once
 when the model is built (see pick_kernels); the forward code below reads the same
 either way, and parameter names never depend on the choice, so a checkpoint loads
-under any kernel setting. With targets, forward returns (None, loss): the LM head and
-the loss are one op, kernels.linear_cross_entropy, which never makes the (B, T, vocab)
-logits (with PyTorch: nanoGPT's head and loss); without, the last position's logits (sampling).
+under any kernel setting. With targets, forward returns (None, loss): with the Triton
+loss the LM head and the loss are one op, kernels.linear_cross_entropy, which never makes
+the (B, T, vocab) logits; with PyTorch's, nanoGPT's head and loss (the logits in autocast's
+dtype, then F.cross_entropy). Without targets, the last position's logits (sampling).
 """
 import math
 import inspect
@@ -506,13 +507,13 @@ class GPT(nn.Module):
                          if self.recompute_blocks and self.training else block(x, update, rope))
         x, _ = self.transformer.ln_f(x, update)
 
-        if targets is not None and self.kernels['cross_entropy'] == 'triton':  # the loss straight from x: no (B, T, vocab_size) logits
+        if targets is not None:  # training: the loss, and no logits returned
             logits = None
-            loss = kernels.linear_cross_entropy(x, self.lm_head.weight, targets, ignore_index=-1,
-                                                chunk_bytes=self.loss_chunk_bytes, backend='triton')
-        elif targets is not None:  # as nanoGPT: the logits in autocast's dtype, then the loss
-            logits = None
-            loss = kernels.unfused_cross_entropy(x, self.lm_head.weight, targets, ignore_index=-1)
+            if self.kernels['cross_entropy'] == 'triton':  # straight from x: the (B, T, vocab_size) logits never made
+                loss = kernels.linear_cross_entropy(x, self.lm_head.weight, targets, ignore_index=-1,
+                                                    chunk_bytes=self.loss_chunk_bytes, backend='triton')
+            else:  # as nanoGPT: the logits in autocast's dtype, then the loss
+                loss = kernels.unfused_cross_entropy(x, self.lm_head.weight, targets, ignore_index=-1)
         else:  # inference: only the last position's logits are needed
             logits = self.lm_head(x[:, [-1], :])  # (B, 1, vocab_size)
             loss = None

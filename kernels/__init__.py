@@ -3,6 +3,7 @@ Triton kernels for GPT training, one op per module. Every op takes
 backend='auto'|'triton'|'torch' (see kernels/backend.py) and has a PyTorch reference
 `<op>_ref` that the tests, the benchmarks and the fallback all use. The package
 imports without Triton and without a GPU; the ops then run their references.
+unfused_cross_entropy is not an op: nanoGPT's LM head and loss, the model's PyTorch path.
 """
 from kernels.backend import TRITON_AVAILABLE, INTERPRET, BACKENDS
 from kernels.norm import layer_norm, layer_norm_ref, rms_norm, rms_norm_ref

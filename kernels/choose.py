@@ -1,6 +1,7 @@
 """
 kernels='auto', measured: for each op of a model, whether the Triton kernel or the PyTorch
-reference is faster on this GPU at this run's shapes. Each op runs forward + backward
+reference is faster on this GPU at this run's shapes (for the loss, PyTorch's side is the
+model's: nanoGPT's unfused head and loss). Each op runs forward + backward
 (forward alone for sampling) on random inputs of the model's shapes and dtype, under
 autocast as the model runs, by both implementations (each under torch.compile when the
 model will be compiled). The two must agree (a loose bf16-level check: a kernel that
@@ -39,6 +40,8 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
     hs, nkv = C // n_head, n_kv_head or n_head
     cos, sin = (t.to(device) for t in rotary_tables(hs, T))
     # the norms' output in the dtype of the Linear it feeds, as the model asks under autocast
+    fused_loss = lambda x, w, y: kernels.linear_cross_entropy(x, w, y, ignore_index=-1, chunk_bytes=loss_chunk_bytes,
+                                                              backend='triton')
     cases = {
         'layer_norm': (f"{B}x{T}x{C}", lambda: [act(B, T, C), act(B, T, C), par(C), par(C) if bias else None],
                        lambda be: lambda u, x, w, b: kernels.layer_norm(u, w, b, 1e-5, residual=x, out_dtype=dtype, backend=be)),
@@ -58,9 +61,7 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
                           # the weight in the activations' dtype, as autocast hands it to the LM head
                           lambda: [act(B, T, C), (torch.randn(vocab_size, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
                                    torch.randint(vocab_size, (B, T), device=device)],
-                          # PyTorch's side as the model runs it: nanoGPT's unfused head and loss
-                          lambda be: (lambda x, w, y: kernels.linear_cross_entropy(x, w, y, ignore_index=-1, chunk_bytes=loss_chunk_bytes,
-                                                                                   backend=be)) if be == 'triton' else kernels.unfused_cross_entropy),
+                          lambda be: fused_loss if be == 'triton' else kernels.unfused_cross_entropy),  # PyTorch's: as the model runs it
     }
     return {op: cases[op] for op in ops}
 

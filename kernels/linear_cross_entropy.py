@@ -26,6 +26,8 @@ autocast both are cast to its dtype first, as x @ W^T would be); targets (...) i
 reduction 'mean' or 'sum' ('none' goes to PyTorch under backend='auto', one printed line).
 A target outside [0, V) that is not ignore_index makes the loss NaN (F.cross_entropy
 raises; checking on the host would stall the GPU every step).
+
+Beside the op, unfused_cross_entropy: nanoGPT's unfused head and loss, the model's PyTorch path.
 """
 from typing import Optional, Tuple
 
@@ -61,10 +63,11 @@ def linear_cross_entropy_ref(x, weight, targets, ignore_index=-1, reduction="mea
 
 def unfused_cross_entropy(x, weight, targets, ignore_index=-1):
     """nanoGPT's LM head and loss, what the model runs where the fused op is not chosen (the
-    baselines): the (..., V) logits as F.linear makes them (bf16 under autocast), then
-    F.cross_entropy on them, whose log-softmax sums in fp32 but writes x's dtype. The op's
-    reference casts the logits to fp32 first, as the op is defined: in GPT-2's eager step that
-    cast and the fp32 softmax passes cost 3.9 ms of GPU time more (docs/perf-notes.md)."""
+    baselines): the (..., V) logits as F.linear makes them (bf16 under CUDA autocast), then
+    F.cross_entropy on them, whose log-softmax sums in fp32 but writes the logits' dtype (CPU
+    autocast casts them to fp32 first). Not the op: the op's reference casts the logits to fp32
+    first, as the op is defined, which in GPT-2's eager step costs 3.9 ms of GPU time more
+    (docs/perf-notes.md). Rows all ignored give NaN here, as in nanoGPT."""
     logits = F.linear(x, weight)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=ignore_index)
 

@@ -109,6 +109,11 @@ def test_packed_qkv_matches_reference(dtype, shape, device):
     check_3way_all(("o", "dqkv"), out, forward_backward(fn("torch"), [qkv], [do]),
                    forward_backward(fn("torch"), double([qkv]), [do.double()]), ATOL)
     assert out[1][0].is_contiguous()
+    # PyTorch's path splits qkv before transposing (as nanoGPT): autograd concatenates the three gradients
+    # along rows, contiguous (autograd.grad: the gradient as made, before a leaf's .grad would be copied to its layout)
+    leaf = qkv.detach().requires_grad_()
+    dqkv, = torch.autograd.grad(fn("torch")(leaf), leaf, do.to(qkv.dtype))
+    assert dqkv.is_contiguous()
 
 
 @pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
