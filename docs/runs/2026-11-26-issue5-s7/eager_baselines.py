@@ -1,9 +1,11 @@
 """nanoGPT's own model (karpathy/nanoGPT 3adf61e, in the git-ignored .devdata/nanogpt/, not in this
 repository) against our model with PyTorch's ops (bench.py's baseline: kernels='torch', autocast's casts
 per use, the fp32 residual stream): GPT-2 124M, 12 x 1024 random tokens, bf16 autocast, fused AdamW, eager.
-Per model: the step's median ms (CUDA events, as bench.py), twice in turn; then a profile of 3 steps:
-GPU busy time and kernels per step, and the kernels by GPU time per step.
-$ python docs/runs/2026-11-26-issue5-s7/eager_baselines.py   (from the repository root)"""
+Per model: the step's median ms (CUDA events, as bench.py) and peak memory over the timed steps (as
+bench.py reads it), twice in turn; then, eager, a profile of 3 steps: GPU busy time and kernels per step,
+and the kernels by GPU time per step. With `compiled`, both models under torch.compile (nanoGPT's plain
+call, as bench.py's compiled baseline) and no profile.
+$ python docs/runs/2026-11-26-issue5-s7/eager_baselines.py [compiled]   (from the repository root)"""
 import os
 import sys
 import collections
@@ -31,6 +33,7 @@ def make(which):
         m = ours.GPT(ours.GPTConfig(block_size=T, vocab_size=V, n_layer=12, n_head=12, n_embd=768, dropout=0.0, bias=False),
                      kernels='torch', device_type='cuda', cast_per_block=False)
         opt = m.to('cuda').configure_optimizers(0.1, 6e-4, (0.9, 0.95), 'cuda')
+    m = torch.compile(m) if sys.argv[1:] == ['compiled'] else m
 
     def step():
         with ctx:
@@ -41,10 +44,19 @@ def make(which):
         return loss
     return step
 
+compiled = sys.argv[1:] == ['compiled']
 steps = {which: make(which) for which in ('nanoGPT', 'ours (baseline)')}
 for r in range(2):
     for which, step in steps.items():
-        print(f"round {r}: {which:>16} {time_ms(step, 30, warmup=10):.2f} ms/step", flush=True)
+        for _ in range(10):  # warm-up (compilation) before the peak is read
+            step()
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        ms = time_ms(step, 30, warmup=0)
+        print(f"round {r}: {which:>16} {ms:.2f} ms/step, peak {torch.cuda.max_memory_allocated() / 2**20:,.0f} MiB"
+              + (" (compiled)" if compiled else ""), flush=True)
+if compiled:
+    sys.exit()
 
 for which, step in steps.items():
     for _ in range(3):
