@@ -131,8 +131,8 @@ def test_autocast_casts_like_a_matmul(device, small_chunks):
 
 def test_unfused_cross_entropy_is_the_reference_in_fp32_and_near_it_under_autocast(device):
     """The model's PyTorch path (nanoGPT's head and loss) on (B, T, H) hidden states with ignored
-    rows: the op's reference in fp32; under bf16 autocast its log-softmax writes bf16, which moves
-    the loss by bf16 rounding, not more."""
+    rows: the op's reference in fp32; under bf16 autocast (on CUDA its log-softmax writes bf16; CPU
+    autocast computes it in fp32) the loss moves by bf16 rounding, not more."""
     x, weight, targets = make_inputs(2 * 37, 32, 257, torch.float32, device)
     x, targets = x.view(2, 37, 32).requires_grad_(), targets.view(2, 37)
     weight.requires_grad_()
