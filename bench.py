@@ -7,6 +7,7 @@ $ python bench.py                        # end to end: GPT-2 124M, batch 12x1024
                                          # ('graphed'): ms/iter, tokens/s, MFU, memory, loss -> bench.json
 $ python bench.py config/train_gpt2.py   # the model and batch of a training config (its other keys unused)
 $ python bench.py --arch=llama --n_kv_head=4
+$ python bench.py --nanogpt=../nanoGPT/model.py  # nanoGPT's own model too, eager and compiled: what the baselines stand for
 $ python bench.py --kernels              # every op alone, at the model's shapes and swept (bench_kernels.py):
                                          # kernels.csv, kernels.json, a PNG per op
 $ python bench.py --profile              # a Chrome trace of a few training steps, and GPU time per kernel
@@ -16,6 +17,7 @@ Without CUDA it says so and runs what it can on the CPU (eager, a small model).
 """
 import gc
 import os
+import importlib.util
 import json
 import time
 import itertools
@@ -47,6 +49,7 @@ warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator war
 timed_steps = 30
 steps = None  # the end-to-end table; None: when no other part below is asked for
 variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
+nanogpt = ''  # nanoGPT's own model.py (a karpathy/nanoGPT checkout): its model, unmodified, runs too ('nanogpt eager', 'nanogpt compiled'; GPT-2)
 recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
 loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB (model.py; None: 400 or 4096 bf16 rows, whichever is more, without recompute; the op's default with it)
@@ -101,8 +104,9 @@ data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, blo
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
 tokens = batch_size * block_size
 # '<baseline|kernels> <eager|compiled>[ graphed]'; graphed: the whole step replayed from one CUDA graph (step_graph.py)
-ALL_VARIANTS = [f"{k} {c}{g}" for g in (['', ' graphed'] if cuda else ['']) for c in (['eager', 'compiled'] if cuda else ['eager'])
-                for k in ('baseline', 'kernels')]
+ALL_VARIANTS = ([f"nanogpt {c}" for c in (['eager', 'compiled'] if cuda else ['eager'])] if nanogpt else []) + [
+    f"{k} {c}{g}" for g in (['', ' graphed'] if cuda else ['']) for c in (['eager', 'compiled'] if cuda else ['eager'])
+    for k in ('baseline', 'kernels')]
 VARIANTS = [v for v in ALL_VARIANTS if not v.startswith('baseline') or not v.endswith('graphed')]  # run by default
 MAIN = 'kernels compiled' if cuda else 'kernels eager'  # the variant of the optimizer table
 
@@ -113,6 +117,15 @@ def build(variant):
     the baselines take nanoGPT's plain torch.compile, the kernels variants train.py's compile_model."""
     setting, compiled, *graphed = variant.split()
     compiled = compiled == 'compiled'
+    if setting == 'nanogpt':  # nanoGPT's model.py as it is, the same config: what the baselines must match
+        spec = importlib.util.spec_from_file_location('nanogpt_model', nanogpt)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        torch.manual_seed(seed)
+        model = module.GPT(module.GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
+                                            n_embd=n_embd, dropout=0.0, bias=bias)).to(device)
+        model.kernels = model.kernel_timings = None
+        return model, torch.compile(model, mode=compile_mode) if compiled else model
     overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES} if setting == 'kernels' else None
     timings = None
     if setting == 'kernels' and cuda:
@@ -166,7 +179,7 @@ def drop_leftovers():
 
 def make_optimizer(model, muon=None):
     """AdamW as nanoGPT's bench sets it up, or Muon with AdamW for the rest (muon: its settings)."""
-    return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=muon)
+    return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, **({} if muon is None else dict(muon=muon)))
 
 results = dict(header, config=config)
 
@@ -182,6 +195,8 @@ if steps:
                          "it takes compile_mode='default', not 'reduce-overhead' (CUDA graphs of its own)")
     if recompute not in RECOMPUTE:
         raise SystemExit(f"error: recompute must be one of {RECOMPUTE}, got {recompute!r}")
+    if nanogpt and (arch != 'gpt2' or not os.path.isfile(nanogpt)):
+        raise SystemExit(f"error: nanogpt={nanogpt!r}: " + ("nanoGPT's model is GPT-2 only" if arch != 'gpt2' else "no such file"))
     try:
         loss_chunk_bytes(recompute, vocab_size, loss_chunk_mib)
     except ValueError as e:
@@ -201,7 +216,9 @@ if steps:
         if cuda:
             torch.cuda.reset_peak_memory_stats()
         ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
-        runs[variant] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=model.estimate_mfu(tokens, ms / 1e3, peak_flops),
+        # MFU by GPT's count for nanoGPT's model too (its own estimate_mfu assumes an A100; same config fields)
+        mfu = GPT.flops_per_token(model) * tokens / (ms / 1e3) / peak_flops if peak_flops else None
+        runs[variant] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=mfu,
                              peak_mem_mib=torch.cuda.max_memory_allocated() / 2 ** 20 if cuda else None,
                              resident_before_mib=resident,
                              first_loss=losses[0].item(), final_loss=losses[-1].item(),

@@ -69,6 +69,58 @@ def test_unknown_variant_is_a_one_line_error(tmp_path):
                                 "(no compiled or graphed variants without CUDA)")
 
 
+# nanoGPT's model.py interface, as bench.py's --nanogpt uses it (the real file is not in this repository)
+NANOGPT_STAND_IN = """
+from dataclasses import dataclass
+import torch, torch.nn as nn, torch.nn.functional as F
+
+@dataclass
+class GPTConfig:
+    block_size: int = 1024
+    vocab_size: int = 50304
+    n_layer: int = 12
+    n_head: int = 12
+    n_embd: int = 768
+    dropout: float = 0.0
+    bias: bool = True
+
+class GPT(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        print(f"stand-in built: {config}")
+
+    def get_num_params(self, non_embedding=True):
+        return sum(p.numel() for p in self.parameters())
+
+    def forward(self, idx, targets=None):
+        logits = self.lm_head(self.wte(idx))
+        return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+
+    def configure_optimizers(self, weight_decay, learning_rate, betas, device_type):
+        return torch.optim.AdamW(self.parameters(), lr=learning_rate, betas=betas, weight_decay=weight_decay)
+"""
+
+
+def test_nanogpts_own_model_runs_beside_the_baselines(tmp_path):
+    model_py = tmp_path / 'model.py'
+    model_py.write_text(NANOGPT_STAND_IN)
+    out = bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', f'--nanogpt={model_py}')
+    assert "stand-in built: GPTConfig(block_size=64, vocab_size=512, n_layer=2, n_head=4, n_embd=64, dropout=0.0, bias=False)" in out
+    r = json.load(open(tmp_path / 'bench.json'))
+    assert list(r['train_step']) == ['nanogpt eager', 'baseline eager', 'kernels eager']
+    run = r['train_step']['nanogpt eager']
+    assert run['kernels'] is None and run['ms'] > 0 and math.isfinite(run['final_loss'])
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES='')
+    for args, error in ((['--nanogpt=missing.py'], "error: nanogpt='missing.py': no such file"),
+                        ([f'--nanogpt={model_py}', '--arch=llama'], f"error: nanogpt='{model_py}': nanoGPT's model is GPT-2 only")):
+        p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', *args], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=600)
+        assert p.returncode != 0 and p.stderr.strip() == error, p.stderr
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="graphed variants need CUDA")
 def test_a_graphed_compiled_step_refuses_reduce_overhead(tmp_path):
     p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', '--compile_mode=reduce-overhead',
