@@ -48,7 +48,7 @@ dtype = 'bfloat16'
 warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator warm-up
 timed_steps = 30
 steps = None  # the end-to-end table; None: when no other part below is asked for
-variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six
+variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six (eight with nanogpt)
 nanogpt = ''  # nanoGPT's own model.py (a karpathy/nanoGPT checkout): its model, unmodified, runs too ('nanogpt eager', 'nanogpt compiled'; GPT-2)
 recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
@@ -103,7 +103,8 @@ torch.manual_seed(seed)
 data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, block_size), device=device)  # a batch per step
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
 tokens = batch_size * block_size
-# '<baseline|kernels> <eager|compiled>[ graphed]'; graphed: the whole step replayed from one CUDA graph (step_graph.py)
+# '<baseline|kernels> <eager|compiled>[ graphed]'; graphed: the whole step replayed from one CUDA graph (step_graph.py);
+# with nanogpt, 'nanogpt <eager|compiled>' first
 ALL_VARIANTS = ([f"nanogpt {c}" for c in (['eager', 'compiled'] if cuda else ['eager'])] if nanogpt else []) + [
     f"{k} {c}{g}" for g in (['', ' graphed'] if cuda else ['']) for c in (['eager', 'compiled'] if cuda else ['eager'])
     for k in ('baseline', 'kernels')]
