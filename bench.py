@@ -21,6 +21,7 @@ import importlib.util
 import json
 import time
 import itertools
+import types
 import collections
 
 import torch
@@ -111,35 +112,43 @@ ALL_VARIANTS = ([f"nanogpt {c}" for c in (['eager', 'compiled'] if cuda else ['e
 VARIANTS = [v for v in ALL_VARIANTS if not v.startswith('baseline') or not v.endswith('graphed')]  # run by default
 MAIN = 'kernels compiled' if cuda else 'kernels eager'  # the variant of the optimizer table
 
+def nanogpt_model():
+    """nanoGPT's own GPT (its model.py at `nanogpt`, unmodified) with this run's config and seed, dressed
+    for the table: no kernel choice, and MFU by GPT's count (nanoGPT's estimate_mfu assumes an A100)."""
+    spec = importlib.util.spec_from_file_location('nanogpt_model', nanogpt)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    torch.manual_seed(seed)
+    model = module.GPT(module.GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
+                                        n_embd=n_embd, dropout=0.0, bias=bias))
+    model.kernels = model.kernel_timings = None
+    model.flops_per_token, model.estimate_mfu = (types.MethodType(f, model) for f in (GPT.flops_per_token, GPT.estimate_mfu))
+    return model.to(device)
+
 def build(variant):
     """(model, the model as stepped: compiled or not) of a variant: 'baseline' runs PyTorch's
     ops, 'kernels' the faster of Triton and PyTorch per op as measured here for this kind of
-    step (as train.py's kernels='auto'); the same initial weights for every variant. Compiled,
-    the baselines take nanoGPT's plain torch.compile, the kernels variants train.py's compile_model."""
+    step (as train.py's kernels='auto'), 'nanogpt' nanoGPT's own model; the same initial weights for
+    every variant of ours. Compiled, the baselines and nanoGPT take nanoGPT's plain torch.compile, the
+    kernels variants train.py's compile_model."""
     setting, compiled, *graphed = variant.split()
     compiled = compiled == 'compiled'
-    if setting == 'nanogpt':  # nanoGPT's model.py as it is, the same config: what the baselines must match
-        spec = importlib.util.spec_from_file_location('nanogpt_model', nanogpt)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+    if setting == 'nanogpt':  # what the baselines must match
+        model = nanogpt_model()
+    else:
+        overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES} if setting == 'kernels' else None
+        timings = None
+        if setting == 'kernels' and cuda:
+            overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache,
+                                                 overrides, graphed=bool(graphed),
+                                                 model_args=dict(recompute=recompute, autocast_residual=autocast_residual,
+                                                                 loss_chunk_mib=loss_chunk_mib))
         torch.manual_seed(seed)
-        model = module.GPT(module.GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
-                                            n_embd=n_embd, dropout=0.0, bias=bias)).to(device)
-        model.kernels = model.kernel_timings = None
-        return model, torch.compile(model, mode=compile_mode) if compiled else model
-    overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES} if setting == 'kernels' else None
-    timings = None
-    if setting == 'kernels' and cuda:
-        overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache,
-                                             overrides, graphed=bool(graphed),
-                                             model_args=dict(recompute=recompute, autocast_residual=autocast_residual,
-                                                             loss_chunk_mib=loss_chunk_mib))
-    torch.manual_seed(seed)
-    model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
-                recompute=recompute if setting == 'kernels' else 'none',
-                autocast_residual=autocast_residual and setting == 'kernels',
-                cast_per_block=setting == 'kernels', loss_chunk_mib=loss_chunk_mib).to(device)  # the baselines cast as nanoGPT: autocast, per use
-    model.kernel_timings = timings
+        model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
+                    recompute=recompute if setting == 'kernels' else 'none',
+                    autocast_residual=autocast_residual and setting == 'kernels',
+                    cast_per_block=setting == 'kernels', loss_chunk_mib=loss_chunk_mib).to(device)  # the baselines cast as nanoGPT: autocast, per use
+        model.kernel_timings = timings
     if not compiled:
         return model, model
     return model, compile_model(model, compile_mode) if setting == 'kernels' else torch.compile(model, mode=compile_mode)
@@ -217,9 +226,7 @@ if steps:
         if cuda:
             torch.cuda.reset_peak_memory_stats()
         ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
-        # MFU by GPT's count for nanoGPT's model too (its own estimate_mfu assumes an A100; same config fields)
-        mfu = GPT.flops_per_token(model) * tokens / (ms / 1e3) / peak_flops if peak_flops else None
-        runs[variant] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=mfu,
+        runs[variant] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=model.estimate_mfu(tokens, ms / 1e3, peak_flops),
                              peak_mem_mib=torch.cuda.max_memory_allocated() / 2 ** 20 if cuda else None,
                              resident_before_mib=resident,
                              first_loss=losses[0].item(), final_loss=losses[-1].item(),
