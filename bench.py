@@ -147,7 +147,8 @@ def build(variant):
         model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
                     recompute=recompute if setting == 'kernels' else 'none',
                     autocast_residual=autocast_residual and setting == 'kernels',
-                    cast_per_block=setting == 'kernels', loss_chunk_mib=loss_chunk_mib).to(device)  # the baselines cast as nanoGPT: autocast, per use
+                    cast_per_block=setting == 'kernels', sparse_embedding_grad=setting == 'kernels',  # the baselines as nanoGPT
+                    loss_chunk_mib=loss_chunk_mib).to(device)
         model.kernel_timings = timings
     if not compiled:
         return model, model

@@ -431,7 +431,7 @@ class Block(nn.Module):
 class GPT(nn.Module):
 
     def __init__(self, config, kernels='auto', device_type=None, overrides=None, recompute='none',
-                 autocast_residual=False, cast_per_block=True, loss_chunk_mib=None):
+                 autocast_residual=False, cast_per_block=True, sparse_embedding_grad=True, loss_chunk_mib=None):
         super().__init__()
         if config.arch not in ARCH_OPS:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
@@ -445,6 +445,13 @@ class GPT(nn.Module):
         self.autocast_residual = autocast_residual
         # cast_per_block: under autocast each block's matrices are cast together, not at each use
         # (the same values, less host time; Block.matrices); the baselines turn it off
+        # sparse_embedding_grad: in an eager step the token embedding hands autograd its gradient as
+        # the B*T rows it looked up (a sparse tensor), which autograd adds into the LM head's dense
+        # gradient of the same tied matrix, instead of a dense (vocab, C) one made by a sort, zeros and a
+        # whole-matrix add (GPT-2's step, H100: ~0.18 ms of GPU time instead of ~0.44; docs/perf-notes.md).
+        # Rows of one token add up in the order their atomic adds land, as under torch.compile, unless
+        # torch.use_deterministic_algorithms(True). The baselines turn it off, as nanoGPT's embedding is
+        self.sparse_embedding_grad = sparse_embedding_grad
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
@@ -493,10 +500,12 @@ class GPT(nn.Module):
         B, T = idx.size()
         if T > self.config.block_size:
             raise ValueError(f"cannot forward a sequence of length {T}: the model's block_size is {self.config.block_size}")
-        x = self.transformer.wte(idx)  # (B, T, C)
+        # torch.compile takes no sparse gradients: Inductor makes its own scatter-add there
+        sparse = self.sparse_embedding_grad and not torch.compiler.is_compiling()
+        x = F.embedding(idx, self.transformer.wte.weight, sparse=sparse)  # (B, T, C)
         rope = None
-        if self.config.arch == 'gpt2':
-            x = x + self.transformer.wpe(torch.arange(T, dtype=torch.long, device=idx.device))
+        if self.config.arch == 'gpt2':  # positions 0..T-1: wpe's first T rows, a slice, not a lookup and its scatter back
+            x = x + self.transformer.wpe.weight[:T]  # (B, T, C) + (T, C)
         else:
             rope = (self.rope_cos[:T], self.rope_sin[:T])
         x, update = self.transformer.drop(x), None

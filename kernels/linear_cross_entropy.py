@@ -22,7 +22,9 @@ which costs about 300 / rows of the chunk's own matmuls on the H100, whatever V 
 2048, and a vocabulary past 51200 words still gets 2048 rows per chunk.
 
 Constraints: x (..., H) and weight (V, H) of one dtype, fp32, bf16 or fp16 (under
-autocast both are cast to its dtype first, as x @ W^T would be); targets (...) integer.
+autocast both are cast to its dtype first, as x @ W^T would be, and the weight's gradient
+comes back in the weight's own dtype straight from the fp32 sum, where autocast's cast-back
+would round it to autocast's dtype first); targets (...) integer.
 reduction 'mean' or 'sum' ('none' goes to PyTorch under backend='auto', one printed line).
 A target outside [0, V) that is not ignore_index makes the loss NaN (F.cross_entropy
 raises; checking on the host would stall the GPU every step).
@@ -252,8 +254,10 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, weight, targets, ignore_index, mean, softcap, z_loss, chunk_bytes):
-        loss, dx, dweight, n_valid = linear_cross_entropy_fwd(x, weight, targets, ignore_index, softcap, z_loss,
-                                                              chunk_bytes)
+        # the weight in x's dtype here, not by autograd: its gradient then goes back from the fp32
+        # sum to the weight's own dtype in one pass, never rounded to x's dtype and cast back
+        loss, dx, dweight, n_valid = linear_cross_entropy_fwd(x, weight.to(x.dtype), targets, ignore_index, softcap,
+                                                              z_loss, chunk_bytes)
         count = n_valid.clamp(min=1) if mean else torch.ones_like(n_valid)  # mean over no rows: 0, not nan
         ctx.save_for_backward(dx, dweight, count)
         ctx.weight_dtype = weight.dtype
@@ -272,13 +276,14 @@ def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", 
     logits (the kernel holds at most chunk_bytes of them at a time; None: CHUNK_BYTES or
     CHUNK_ROWS rows, whichever is larger); by the Triton kernel or PyTorch as `backend` says
     (see kernels/backend.py)."""
-    if torch.is_autocast_enabled(x.device.type):
-        dtype = torch.get_autocast_dtype(x.device.type)
-        x, weight = x.to(dtype), weight.to(dtype)
+    if torch.is_autocast_enabled(x.device.type):  # the weight is cast inside the Function
+        x = x.to(torch.get_autocast_dtype(x.device.type))
+    elif x.dtype != weight.dtype:
+        raise ValueError(f"linear_cross_entropy: x is {x.dtype}, weight {weight.dtype}")
     limit = None if reduction in REDUCTIONS else f"reduction={reduction!r} is not in the kernel"
     if not use_triton("linear_cross_entropy", backend, x, weight, limit=limit):
         with torch.autocast(x.device.type, enabled=False):
-            return linear_cross_entropy_ref(x, weight, targets, ignore_index, reduction, softcap, z_loss)
+            return linear_cross_entropy_ref(x, weight.to(x.dtype), targets, ignore_index, reduction, softcap, z_loss)
     if chunk_bytes is None:
         chunk_bytes = chunk_bytes_for(weight.shape[0], x.element_size(), CHUNK_BYTES, CHUNK_ROWS)
     with torch.autocast(x.device.type, enabled=False):  # the chunk matmuls write into given outputs

@@ -129,6 +129,25 @@ def test_autocast_casts_like_a_matmul(device, small_chunks):
     check_3way_all(NAMES, got, want, ref)
 
 
+def test_autocast_weight_gradient_comes_from_the_fp32_sum(device, small_chunks):
+    """Under autocast the op casts the fp32 weight itself, so its gradient is the fp32 sum of the
+    chunks' products, not that sum rounded to bf16 and cast back (autocast's ToCopyBackward)."""
+    x, weight, targets = make_inputs(37, 32, 257, torch.float32, device)
+    weight.requires_grad_()
+    with torch.autocast(device, dtype=torch.bfloat16):
+        loss = kernels.linear_cross_entropy(x, weight, targets, backend="triton")
+    assert "ToCopyBackward" not in type(loss.grad_fn.next_functions[1][0]).__name__
+    loss.backward()
+    assert weight.grad.dtype == torch.float32
+    assert (weight.grad.to(torch.bfloat16).float() != weight.grad).any()
+
+
+def test_mixed_dtypes_without_autocast_raise(device):
+    x, weight, targets = make_inputs(5, 16, 65, torch.float32, device)
+    with pytest.raises(ValueError, match="x is torch.bfloat16, weight torch.float32"):
+        kernels.linear_cross_entropy(x.bfloat16(), weight, targets, backend="triton")
+
+
 def test_unfused_cross_entropy_is_the_reference_in_fp32_and_near_it_under_autocast(device):
     """The model's PyTorch path (nanoGPT's head and loss) on (B, T, H) hidden states with ignored
     rows: the op's reference in fp32; under bf16 autocast (on CUDA its log-softmax writes bf16; CPU

@@ -129,7 +129,8 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
     runs = {}
     for mode, compiled in (('none', False), ('activation', False), ('activation', True)):
         torch.manual_seed(0)
-        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode).to(device)
+        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode,
+                    sparse_embedding_grad=False).to(device)  # dense, as compiled: sparse rows add in another order
         runs[mode, compiled] = autocast_micro_steps(model, compiled, device)[:2]
     rounding = torch.finfo(torch.bfloat16).eps / 2 if setting == 'triton' and not kernels.INTERPRET else 0  # as in the test above
     for losses, grads in (runs['activation', False], runs['activation', True]):
@@ -152,15 +153,19 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
     assert kept['none'] - kept['activation'] == hidden_layers * config.n_layer * B * T * mlp_hidden(config) * 4
 
 
-def autograd_nodes(tensor):
-    """Counter of the node names in tensor's backward graph."""
+def backward_nodes(tensor):
+    """The nodes of tensor's backward graph."""
     seen, todo = set(), [tensor.grad_fn]
     while todo:
         node = todo.pop()
         if node is not None and node not in seen:
             seen.add(node)
             todo.extend(next_node for next_node, _ in node.next_functions)
-    return collections.Counter(type(node).__name__ for node in seen)
+    return seen
+
+def autograd_nodes(tensor):
+    """Counter of the node names in tensor's backward graph."""
+    return collections.Counter(type(node).__name__ for node in backward_nodes(tensor))
 
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 # the Triton kernels once (GELU then takes c_fc's bias, F.linear not), PyTorch's with each recompute
@@ -177,7 +182,7 @@ def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, setting, recomp
     for cast_per_block, compiled in ((False, False), (True, False), (True, True)):
         torch.manual_seed(0)
         model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=recompute,
-                    cast_per_block=cast_per_block).to(device)
+                    cast_per_block=cast_per_block, sparse_embedding_grad=False).to(device)  # as in the test above
         losses, grads, stepped, loss = autocast_micro_steps(model, compiled, device)
         with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
             logits, _ = stepped(batch(device)[0])
@@ -191,6 +196,39 @@ def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, setting, recomp
     assert nodes0['CastMatricesBackward'] == 0 and nodes1['CastMatricesBackward'] == n_layer
     # a recomputed MLP's matrices are cast by autocast inside the recomputation, not kept from the forward
     assert nodes0['ToCopyBackward0'] - nodes1['ToCopyBackward0'] == (2 if recompute == 'mlp' else 4) * n_layer
+
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_sparse_embedding_grad_adds_the_rows_into_the_heads_gradient(arch, device):
+    """sparse_embedding_grad against the dense embedding gradient, under autocast with the fused
+    loss: the embedding hands autograd a sparse gradient, the same loss, the same gradients but
+    for the tied matrix's, where the looked-up rows are added one by one into the head's gradient
+    instead of summed by token first (fp32 rounding apart), and that one comes out dense for the
+    optimizer. Compiled (aot_eager, which keeps bits), the model makes the dense one: torch.compile
+    takes no sparse gradients."""
+    runs = {}
+    for sparse, compiled in ((False, False), (True, False), (True, True)):
+        torch.manual_seed(0)
+        model = GPT(tiny_config(arch), kernels='triton' if kernels.TRITON_AVAILABLE else 'torch', device_type=device,
+                    sparse_embedding_grad=sparse).to(device)
+        if compiled:
+            torch._dynamo.reset()
+        with torch.autocast(device, dtype=torch.bfloat16):
+            _, loss = (torch.compile(model, backend='aot_eager') if compiled else model)(*batch(device))
+        layouts = []  # of the gradients each eager embedding node hands on
+        for node in backward_nodes(loss):
+            if type(node).__name__ == 'EmbeddingBackward0':
+                node.register_hook(lambda grad_inputs, grad_outputs: layouts.append(grad_inputs[0].layout))
+        loss.backward()
+        runs[sparse, compiled] = loss.detach(), [p.grad for p in model.parameters()], layouts
+    tied = [name for name, _ in model.named_parameters()].index('transformer.wte.weight')
+    (loss0, grads0, layouts0), (loss1, grads1, layouts1), (loss2, grads2, layouts2) = runs.values()
+    assert (layouts0, layouts1, layouts2) == ([torch.strided], [torch.sparse_coo], [])
+    assert torch.equal(loss0, loss1) and torch.equal(loss0, loss2)
+    assert all(torch.equal(a, b) for a, b in zip(grads0, grads2))
+    assert all(torch.equal(a, b) for i, (a, b) in enumerate(zip(grads0, grads1)) if i != tied)
+    assert grads1[tied].layout == torch.strided
+    torch.testing.assert_close(grads1[tied], grads0[tied], rtol=1e-5, atol=1e-7)
+
 
 def test_cast_per_block_leaves_to_autocast_what_it_would_not_save(device):
     """Block.matrices hands autocast the stored matrices without grad (autocast casts each once
