@@ -110,7 +110,7 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
         return Case('attention qkv' if packed else 'attention', f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
                     make, f, (flops, 2.5 * flops), 'TFLOP/s', check_one=True, **plot)
 
-    def cross_entropy(N, C, V, chunk_bytes=None, **plot):  # the LM head's matmul and the loss; the weight as autocast hands it over
+    def cross_entropy(N, C, V, chunk_bytes=None, **plot):  # the LM head's matmul and the loss; the weight in the activations' dtype (its cast not timed)
         return Case('cross_entropy', f"{N}x{C} V={V}" + (f", {chunk_bytes / 2**20:g} MiB chunks" if chunk_bytes is not None else ''),
                     lambda: [act(N, C), (torch.randn(V, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
                              torch.randint(V, (N,), device=device)],

@@ -58,7 +58,8 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
         'attention': (f"{B}x{n_head}/{nkv}x{T}x{hs} packed", lambda: [act(B, T, n_head + 2 * nkv, hs)],
                       lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, n_head, causal=True, backend=be)),
         'cross_entropy': (f"{B}x{T}x{C} V={vocab_size}" + (f" chunks of {loss_chunk_bytes / 2**20:g} MiB" if loss_chunk_bytes is not None else ''),
-                          # the weight in the activations' dtype, as autocast hands it to the LM head
+                          # the weight in the activations' dtype: the model's fp32 weight is cast first (by the
+                          # op itself, or by autocast for PyTorch's), on either side, and not timed here
                           lambda: [act(B, T, C), (torch.randn(vocab_size, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
                                    torch.randint(vocab_size, (B, T), device=device)],
                           lambda be: fused_loss if be == 'triton' else kernels.unfused_cross_entropy),  # PyTorch's: as the model runs it

@@ -14,7 +14,9 @@ its own gradient g, unscaled by the mean's 1 / n, in place (one Triton program p
 a pass for lse, a pass writing g), then dx_chunk = g W and dW += g^T x_chunk (cuBLAS; dW
 summed in fp32). The backward only scales dx and dW by the incoming gradient (over n for
 the mean): no second sweep over V.
-Peak extra memory: one buffer for a chunk of logits (at most chunk_bytes), the fp32 dW, dx.
+Peak extra memory: one buffer for a chunk of logits (at most chunk_bytes), the fp32 dW, dx;
+under autocast also the weight's copy in x's dtype (as autocast's own cast would make), and in
+the backward the scaled dW in the weight's dtype beside the saved fp32 one.
 The chunk trades memory for time: each chunk's dW product reads and writes the whole fp32 dW,
 which costs about 300 / rows of the chunk's own matmuls on the H100, whatever V and H are
 (docs/perf-notes.md; GPT-2's head: 5.71 ms in 6 chunks, 5.41 in 3). By default a chunk is
@@ -276,7 +278,7 @@ def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", 
     logits (the kernel holds at most chunk_bytes of them at a time; None: CHUNK_BYTES or
     CHUNK_ROWS rows, whichever is larger); by the Triton kernel or PyTorch as `backend` says
     (see kernels/backend.py)."""
-    if torch.is_autocast_enabled(x.device.type):  # the weight is cast inside the Function
+    if torch.is_autocast_enabled(x.device.type):  # the weight: cast inside the Function (the kernel) or below (PyTorch)
         x = x.to(torch.get_autocast_dtype(x.device.type))
     elif x.dtype != weight.dtype:
         raise ValueError(f"linear_cross_entropy: x is {x.dtype}, weight {weight.dtype}")
