@@ -177,7 +177,7 @@ def cache_key(op, shapes, dtype, compile, backward, device, graphed=False):
     gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
     return (f"{gpu} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
             f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}{' | graphed' if graphed else ''} | "
-            f"{'fwd+bwd' if backward else 'fwd'} | v8")
+            f"{'fwd+bwd' if backward else 'fwd'} | v9")
 
 
 def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True, graphed=False):
