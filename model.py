@@ -221,6 +221,21 @@ class CastMatrices(torch.autograd.Function):
     def backward(ctx, *grads):
         return None, *cast_together(grads, ctx.weight_dtype)
 
+class LateGradient(torch.autograd.Function):
+    """The tied matrix as the fused loss reads it, unchanged. Made before the embedding's lookup, its node
+    runs after the lookup's backward (of the nodes ready, autograd runs the one made last first), so the
+    head's dense gradient reaches the matrix after the lookup's sparse rows, and autograd adds the rows into
+    it in place; the other way round it adds them out of place, into a copy of the whole matrix
+    (torch/csrc/autograd/input_buffer.cpp; docs/perf-notes.md)."""
+
+    @staticmethod
+    def forward(ctx, weight):
+        return weight.view_as(weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
 class LayerNorm(nn.Module):
     """LayerNorm with an optional bias, by the kernel or PyTorch, with the residual add fused."""
 
@@ -502,6 +517,7 @@ class GPT(nn.Module):
             raise ValueError(f"cannot forward a sequence of length {T}: the model's block_size is {self.config.block_size}")
         # torch.compile takes no sparse gradients: Inductor makes its own scatter-add there
         sparse = self.sparse_embedding_grad and not torch.compiler.is_compiling()
+        head = LateGradient.apply(self.lm_head.weight) if sparse and targets is not None else self.lm_head.weight
         x = F.embedding(idx, self.transformer.wte.weight, sparse=sparse)  # (B, T, C)
         rope = None
         if self.config.arch == 'gpt2':  # positions 0..T-1: wpe's first T rows, a slice, not a lookup and its scatter back
@@ -519,10 +535,10 @@ class GPT(nn.Module):
         if targets is not None:  # training: the loss, and no logits returned
             logits = None
             if self.kernels['cross_entropy'] == 'triton':  # straight from x: the (B, T, vocab_size) logits never made
-                loss = kernels.linear_cross_entropy(x, self.lm_head.weight, targets, ignore_index=-1,
+                loss = kernels.linear_cross_entropy(x, head, targets, ignore_index=-1,
                                                     chunk_bytes=self.loss_chunk_bytes, backend='triton')
             else:  # as nanoGPT: the logits in autocast's dtype, then the loss
-                loss = kernels.unfused_cross_entropy(x, self.lm_head.weight, targets, ignore_index=-1)
+                loss = kernels.unfused_cross_entropy(x, head, targets, ignore_index=-1)
         else:  # inference: only the last position's logits are needed
             logits = self.lm_head(x[:, [-1], :])  # (B, 1, vocab_size)
             loss = None

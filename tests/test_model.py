@@ -229,6 +229,25 @@ def test_sparse_embedding_grad_adds_the_rows_into_the_heads_gradient(arch, devic
     assert grads1[tied].layout == torch.strided
     torch.testing.assert_close(grads1[tied], grads0[tied], rtol=1e-5, atol=1e-7)
 
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_sparse_rows_go_into_the_heads_gradient_in_place(arch, device):
+    """With sparse_embedding_grad the tied matrix's gradient is the one the head's node (LateGradient)
+    hands on, with the looked-up rows added into it: not a copy of it (autograd adds out of place when
+    the dense gradient comes first). The fused loss on CUDA; on the CPU the PyTorch loss (autocast's
+    cast gives a fresh gradient), since Triton's interpreter keeps a reference to the kernel's output
+    and autograd then copies it whatever the order."""
+    torch.manual_seed(0)
+    model = GPT(tiny_config(arch), kernels='triton' if device == 'cuda' else 'torch', device_type=device,
+                sparse_embedding_grad=True).to(device)
+    with torch.autocast(device, dtype=torch.bfloat16):
+        _, loss = model(*batch(device))
+    handed = []
+    for node in backward_nodes(loss):
+        if type(node).__name__ == 'LateGradientBackward':
+            node.register_hook(lambda grad_inputs, grad_outputs: handed.append(grad_inputs[0].data_ptr()))
+    loss.backward()
+    assert handed == [model.lm_head.weight.grad.data_ptr()]
+
 
 def test_cast_per_block_leaves_to_autocast_what_it_would_not_save(device):
     """Block.matrices hands autocast the stored matrices without grad (autocast casts each once
