@@ -147,7 +147,7 @@ def build(variant):
         model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
                     recompute=recompute if setting == 'kernels' else 'none',
                     autocast_residual=autocast_residual and setting == 'kernels',
-                    cast_per_block=setting == 'kernels', sparse_embedding_grad=setting == 'kernels',  # the baselines as nanoGPT
+                    cast_per_block=setting == 'kernels', scatter_embedding_grad=setting == 'kernels',  # the baselines as nanoGPT
                     loss_chunk_mib=loss_chunk_mib).to(device)
         model.kernel_timings = timings
     if not compiled:

@@ -221,20 +221,25 @@ class CastMatrices(torch.autograd.Function):
     def backward(ctx, *grads):
         return None, *cast_together(grads, ctx.weight_dtype)
 
-class LateGradient(torch.autograd.Function):
-    """The tied matrix as the fused loss reads it, unchanged. Made before the embedding's lookup, its node
-    runs after the lookup's backward (of the nodes ready, autograd runs the one made last first), so the
-    head's dense gradient reaches the matrix after the lookup's sparse rows, and autograd adds the rows into
-    it in place; the other way round it adds them out of place, into a copy of the whole matrix
-    (torch/csrc/autograd/input_buffer.cpp; docs/perf-notes.md)."""
+class TiedEmbedding(torch.autograd.Function):
+    """The token embedding's lookup and the LM head's weight, of the one matrix that is both, from one
+    autograd node: its backward gets both gradients at once and adds the looked-up rows' gradients
+    into the head's, in place (a scatter of B*T rows, atomic adds on CUDA). Autograd's own way sums two
+    whole (vocab, C) gradients: the lookup's made dense (zeros, then the scatter), then an add of the two
+    (GPT-2's step, H100: docs/perf-notes.md). Eager and under torch.compile (Inductor scatters into the
+    head's gradient buffer)."""
 
     @staticmethod
-    def forward(ctx, weight):
-        return weight.view_as(weight)
+    def forward(ctx, weight, idx):
+        ctx.save_for_backward(idx)
+        return F.embedding(idx, weight), weight.view_as(weight)  # (B, T, C), (vocab, C)
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad
+    def backward(ctx, grad_rows, grad_head):
+        idx, = ctx.saved_tensors
+        # grad_head is autograd's fresh sum for the head, used nowhere else: filled in place
+        rows = grad_rows.reshape(-1, grad_rows.shape[-1]).to(grad_head.dtype)  # (B*T, C)
+        return grad_head.index_add_(0, idx.reshape(-1), rows), None
 
 class LayerNorm(nn.Module):
     """LayerNorm with an optional bias, by the kernel or PyTorch, with the residual add fused."""
@@ -446,7 +451,7 @@ class Block(nn.Module):
 class GPT(nn.Module):
 
     def __init__(self, config, kernels='auto', device_type=None, overrides=None, recompute='none',
-                 autocast_residual=False, cast_per_block=True, sparse_embedding_grad=True, loss_chunk_mib=None):
+                 autocast_residual=False, cast_per_block=True, scatter_embedding_grad=True, loss_chunk_mib=None):
         super().__init__()
         if config.arch not in ARCH_OPS:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
@@ -460,13 +465,12 @@ class GPT(nn.Module):
         self.autocast_residual = autocast_residual
         # cast_per_block: under autocast each block's matrices are cast together, not at each use
         # (the same values, less host time; Block.matrices); the baselines turn it off
-        # sparse_embedding_grad: in an eager step the token embedding hands autograd its gradient as
-        # the B*T rows it looked up (a sparse tensor), which autograd adds into the LM head's dense
-        # gradient of the same tied matrix, instead of a dense (vocab, C) one made by a sort, zeros and a
-        # whole-matrix add (GPT-2's step, H100: ~0.18 ms of GPU time instead of ~0.44; docs/perf-notes.md).
-        # Rows of one token add up in the order their atomic adds land, as under torch.compile, unless
-        # torch.use_deterministic_algorithms(True). The baselines turn it off, as nanoGPT's embedding is
-        self.sparse_embedding_grad = sparse_embedding_grad
+        # scatter_embedding_grad: in a training step the tied matrix's two uses come from one node
+        # (TiedEmbedding), which scatters the looked-up rows' gradients into the LM head's, instead of
+        # autograd summing two whole (vocab, C) gradients. Rows of one token add up in the order their
+        # atomic adds land (as in Inductor's own embedding backward), unless
+        # torch.use_deterministic_algorithms(True). The baselines turn it off: nanoGPT's embedding
+        self.scatter_embedding_grad = scatter_embedding_grad
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
@@ -515,10 +519,10 @@ class GPT(nn.Module):
         B, T = idx.size()
         if T > self.config.block_size:
             raise ValueError(f"cannot forward a sequence of length {T}: the model's block_size is {self.config.block_size}")
-        # torch.compile takes no sparse gradients: Inductor makes its own scatter-add there
-        sparse = self.sparse_embedding_grad and not torch.compiler.is_compiling()
-        head = LateGradient.apply(self.lm_head.weight) if sparse and targets is not None else self.lm_head.weight
-        x = F.embedding(idx, self.transformer.wte.weight, sparse=sparse)  # (B, T, C)
+        if self.scatter_embedding_grad and targets is not None and torch.is_grad_enabled():
+            x, head = TiedEmbedding.apply(self.transformer.wte.weight, idx)  # (B, T, C), the LM head's weight
+        else:
+            x, head = self.transformer.wte(idx), self.lm_head.weight
         rope = None
         if self.config.arch == 'gpt2':  # positions 0..T-1: wpe's first T rows, a slice, not a lookup and its scatter back
             x = x + self.transformer.wpe.weight[:T]  # (B, T, C) + (T, C)

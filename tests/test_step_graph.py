@@ -102,7 +102,7 @@ def test_replays_equal_the_step_bit_for_bit():
 @pytest.mark.parametrize("kernels", ['triton', 'torch'])
 def test_a_gpt_with_each_kernel_set_trains_alike_graphed(kernels):
     cfg = GPTConfig(n_layer=2, n_head=2, n_embd=64, block_size=64, vocab_size=96, dropout=0.0)
-    plain, graphed = (train(lambda: GPT(cfg, kernels=kernels, sparse_embedding_grad=False), g) for g in (False, True))
+    plain, graphed = (train(lambda: GPT(cfg, kernels=kernels, scatter_embedding_grad=False), g) for g in (False, True))
     assert max(abs(a - b) for a, b in zip(plain[0], graphed[0])) < 1e-3, (plain[0], graphed[0])
     # not asserted bit for bit (SDPA's backward may add with atomics), but the same weights to rounding
     assert max(((a - b).norm() / a.norm()).item() for a, b in zip(plain[1], graphed[1])) < 1e-4
@@ -110,15 +110,15 @@ def test_a_gpt_with_each_kernel_set_trains_alike_graphed(kernels):
 
 @cuda_only
 @pytest.mark.parametrize("kernels", ['triton', 'torch'])
-def test_the_sparse_embedding_gradient_replays_bit_for_bit(kernels):
-    """The tied embedding's gradient handed over as rows (GPT's sparse_embedding_grad) adds them
-    into the head's gradient with atomic adds, whose order varies where two rows of one token meet;
-    AdamW then turns that rounding noise into diverging steps wherever a gradient is ~0 (the key
-    bias's), so trajectories compare only where no token comes twice in a micro-batch: then
-    graphed and plain agree bit for bit, as does the dense gradient."""
+def test_the_scattered_embedding_gradient_replays_bit_for_bit(kernels):
+    """The tied embedding's rows scattered into the head's gradient (GPT's scatter_embedding_grad) add
+    with atomic adds, whose order varies where two rows of one token meet; AdamW then turns that
+    rounding noise into diverging steps wherever a gradient is ~0 (the key bias's), so trajectories
+    compare only where no token comes twice in a micro-batch: then graphed and plain agree bit for
+    bit, as does autograd's own sum of the two gradients."""
     cfg = GPTConfig(n_layer=2, n_head=2, n_embd=64, block_size=64, vocab_size=96, dropout=0.0)
-    runs = [train(lambda: GPT(cfg, kernels=kernels, sparse_embedding_grad=sparse), graphed, batch=(1, 64),
-                  micro_steps=2, distinct=True) for sparse, graphed in ((True, False), (True, True), (False, False))]
+    runs = [train(lambda: GPT(cfg, kernels=kernels, scatter_embedding_grad=scatter), graphed, batch=(1, 64),
+                  micro_steps=2, distinct=True) for scatter, graphed in ((True, False), (True, True), (False, False))]
     for losses, weights in runs[1:]:
         assert losses == runs[0][0]
         assert all(torch.equal(a, b) for a, b in zip(runs[0][1], weights))
