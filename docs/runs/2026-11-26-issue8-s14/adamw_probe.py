@@ -34,12 +34,15 @@ def _adamw_kernel(P, G, M, V, P16, n, lr, beta1, beta2, eps, wd, step_size, bc2_
     if WRITE16:
         tl.store(P16 + offs, p.to(tl.bfloat16), mask=mask)
 
-def triton_adamw(params, grads, ms, vs, copies, step, lr, betas, eps, wds, block=4096):
+BLOCK, WARPS = 4096, 4  # the sweep: `adamw_probe.py BLOCK WARPS`
+
+def triton_adamw(params, grads, ms, vs, copies, step, lr, betas, eps, wds):
     beta1, beta2 = betas
     step_size, bc2_sqrt = lr / (1 - beta1 ** step), (1 - beta2 ** step) ** 0.5
     for p, g, m, v, c, wd in zip(params, grads, ms, vs, copies, wds):
-        _adamw_kernel[(triton.cdiv(p.numel(), block),)](p, g, m, v, p if c is None else c, p.numel(), lr, beta1, beta2,
-                                                        eps, wd, step_size, bc2_sqrt, WRITE16=c is not None, BLOCK=block)
+        _adamw_kernel[(triton.cdiv(p.numel(), BLOCK),)](p, g, m, v, p if c is None else c, p.numel(), lr, beta1, beta2,
+                                                        eps, wd, step_size, bc2_sqrt, WRITE16=c is not None, BLOCK=BLOCK,
+                                                        num_warps=WARPS)
 
 def gpt2_shapes(n_layer=12, C=768, V=50304, T=1024):
     mats = [(V, C), (T, C)] + [s for _ in range(n_layer) for s in ((3 * C, C), (C, C), (4 * C, C), (C, 4 * C))]
@@ -96,7 +99,7 @@ def bench():
     for l, g in zip(leaves, grads):
         l.grad = g
     opt = torch.optim.AdamW([dict(params=leaves[:n_mat], weight_decay=0.1), dict(params=leaves[n_mat:], weight_decay=0.0)],
-                            lr=6e-4, betas=(0.9, 0.95), fused=True)
+                            lr=6e-4, betas=(0.9, 0.95), fused=True, capturable=True)  # as StepGraph runs it
     copies = [torch.empty_like(p, dtype=torch.bfloat16) for p in params[:n_mat]]
     ms, vs = [torch.zeros_like(p) for p in params], [torch.zeros_like(p) for p in params]
 
@@ -125,4 +128,7 @@ def bench():
         print(f"  {k:14s} {', '.join(f'{t:.3f}' for t in ts)}  median {med:.3f} ms  {gb[k] / med / 1e6:,.0f} GB/s")
 
 if __name__ == '__main__':
+    if len(sys.argv) == 3:
+        BLOCK, WARPS = map(int, sys.argv[1:])
+        print(f"BLOCK {BLOCK}, {WARPS} warps")
     check() if '--check' in sys.argv else bench()
