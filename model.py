@@ -232,12 +232,12 @@ class TiedEmbedding(torch.autograd.Function):
     @staticmethod
     def forward(ctx, weight, idx):
         ctx.save_for_backward(idx)
-        return F.embedding(idx, weight), weight.view_as(weight)  # (B, T, C), (vocab, C)
+        return F.embedding(idx, weight), weight  # (B, T, C), (vocab, C)
 
     @staticmethod
     def backward(ctx, grad_rows, grad_head):
         idx, = ctx.saved_tensors
-        # grad_head is autograd's fresh sum for the head, used nowhere else: filled in place
+        # the head goes only to the loss, whose backward makes grad_head anew: it can take the rows in place
         rows = grad_rows.reshape(-1, grad_rows.shape[-1]).to(grad_head.dtype)  # (B*T, C)
         return grad_head.index_add_(0, idx.reshape(-1), rows), None
 
@@ -469,7 +469,7 @@ class GPT(nn.Module):
         # (TiedEmbedding), which scatters the looked-up rows' gradients into the LM head's, instead of
         # autograd summing two whole (vocab, C) gradients. Rows of one token add up in the order their
         # atomic adds land (as in Inductor's own embedding backward), unless
-        # torch.use_deterministic_algorithms(True). The baselines turn it off: nanoGPT's embedding
+        # torch.use_deterministic_algorithms(True). The baselines turn it off, as nanoGPT's model has it
         self.scatter_embedding_grad = scatter_embedding_grad
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)

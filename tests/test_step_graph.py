@@ -115,7 +115,8 @@ def test_the_scattered_embedding_gradient_replays_bit_for_bit(kernels):
     with atomic adds, whose order varies where two rows of one token meet; AdamW then turns that
     rounding noise into diverging steps wherever a gradient is ~0 (the key bias's), so trajectories
     compare only where no token comes twice in a micro-batch: then graphed and plain agree bit for
-    bit, as does autograd's own sum of the two gradients."""
+    bit, as does autograd's own sum of the two gradients. What it checks is the replay; the scatter
+    itself is tests/test_model.py's."""
     cfg = GPTConfig(n_layer=2, n_head=2, n_embd=64, block_size=64, vocab_size=96, dropout=0.0)
     runs = [train(lambda: GPT(cfg, kernels=kernels, scatter_embedding_grad=scatter), graphed, batch=(1, 64),
                   micro_steps=2, distinct=True) for scatter, graphed in ((True, False), (True, True), (False, False))]
