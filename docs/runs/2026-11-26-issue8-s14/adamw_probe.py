@@ -8,12 +8,16 @@ gradients. Timed in CUDA graphs of 10 steps, ms per step, three rounds in turn:
               written in the same pass (+2 bytes a parameter);
   triton-nocopy  the same kernel without the copies (its AdamW alone).
 Bytes: AdamW reads p, g, m, v and writes p, m, v (28 B a parameter), the copy 2 B more; the separate cast reads 4 and
-writes 2. `python adamw_probe.py --check` (CPU, TRITON_INTERPRET=1) compares the kernel with torch's AdamW."""
+writes 2. `python adamw_probe.py --check` (CPU, TRITON_INTERPRET=1) compares the kernel with torch's AdamW.
+Calls 7-8 timed with a copy of kernels.choose.graph_ms (the median of 5 replays); it now calls that one."""
 import os
 import sys
 import torch
 import triton
 import triton.language as tl
+
+sys.path.insert(0, os.getcwd())
+from kernels.choose import graph_ms
 
 @triton.jit
 def _adamw_kernel(P, G, M, V, P16, n, lr, beta1, beta2, eps, wd, step_size, bc2_sqrt,
@@ -71,24 +75,6 @@ def check():
     err = max(((p - r.detach()).abs().max() / r.detach().abs().max()).item() for p, r in zip(params, ref))
     print(f"largest relative difference to torch's AdamW after 3 steps: {err:.2e} (the bf16 copies' bits: on the GPU "
           "only, Triton's interpreter rounds fp32 to bf16 otherwise than the GPU)")
-
-def graph_ms(fn, reps=10, rounds=5):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(reps):
-            fn()
-    times = []
-    for _ in range(rounds):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); g.replay(); b.record(); torch.cuda.synchronize()
-        times.append(a.elapsed_time(b) / reps)
-    return sorted(times)[len(times) // 2]
 
 def bench():
     torch.manual_seed(0)
