@@ -30,7 +30,7 @@ from torch.autograd import DeviceType
 from kernels import newton_schulz
 from kernels.backend import TRITON_AVAILABLE, triton
 from kernels.choose import time_ms
-from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, gpu_peak_flops, measure_kernels, mlp_hidden, loss_chunk_bytes
+from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, cublas_without_workspace, gpu_peak_flops, measure_kernels, mlp_hidden, loss_chunk_bytes
 from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
@@ -58,6 +58,7 @@ loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')
 globals().update({f'use_triton_{name}': None for name in OVERRIDES})
+cublas_workspace = False  # as train.py's: False, cuBLAS without its workspace for the training steps (a process setting: the baselines too); the op sweeps alone (kernels, tune) keep cuBLAS's default
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all
@@ -75,6 +76,9 @@ config = configure(globals(), skip_unknown_in_files=True)
 steps = not (kernels or profile or optim or tune) if steps is None else steps
 cuda = torch.cuda.is_available()
 device = 'cuda' if cuda else 'cpu'
+without_workspace = cuda and not cublas_workspace and (steps or profile or optim)
+if without_workspace:
+    cublas_without_workspace()  # before the first matmul
 if not cuda:
     print("no CUDA here: a small model on the CPU, eager only (no compile); times are not GPU times")
     batch_size, block_size, vocab_size, n_layer, n_head, n_embd, dtype = 4, 64, 512, 2, 4, 64, 'float32'
@@ -249,7 +253,8 @@ if steps:
     table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, random "
           f"tokens (a new batch each step, the same for every variant), AdamW"
           + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '')
-          + (", the kernels variants' residual stream in bf16" if autocast_residual else '') + f"; median of {timed_steps} steps after "
+          + (", the kernels variants' residual stream in bf16" if autocast_residual else '')
+          + (f", cuBLAS workspace {os.environ['CUBLAS_WORKSPACE_CONFIG']} (every variant)" if without_workspace else '') + f"; median of {timed_steps} steps after "
           f"{warmup_steps} warm-up; " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '') + f"loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}', 'vs baseline eager',
            'vs baseline compiled', 'memory vs compiled'],

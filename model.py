@@ -13,6 +13,7 @@ loss the LM head and the loss are one op, kernels.linear_cross_entropy, which ne
 the (B, T, vocab) logits; with PyTorch's, nanoGPT's head and loss (the logits in autocast's
 dtype, then F.cross_entropy). Without targets, the last position's logits (sampling).
 """
+import os
 import math
 import inspect
 import functools
@@ -625,6 +626,16 @@ def gpu_peak_flops(device):
         return 'cpu', None
     name = torch.cuda.get_device_name(device)
     return name, next((flops for key, flops in GPU_PEAK_FLOPS if key in name), None)
+
+def cublas_without_workspace():
+    """cuBLAS without its workspace, for this process, unless CUBLAS_WORKSPACE_CONFIG is set already. With one, it
+    picks cooperative kernels for most of GPT-2's products, and each needs a memset of a few semaphores before it:
+    ~45 memsets a step, each a small node and a boundary in a CUDA graph. Without one it picks others and the memsets
+    go: the graphed GPT-2 step -0.1 to -0.3 ms on the H100, the compiled baseline unchanged, issue 5's op alone at
+    2048-row chunks +0.2 ms (its products lose split-K) (docs/perf-notes.md, 2026-11-26). PyTorch reads the
+    setting once, at the first cuBLAS call: call this before any. torch.use_deterministic_algorithms(True) asks
+    for a workspace of ':4096:8' or ':16:8' and raises at cuBLAS calls with this one."""
+    os.environ.setdefault('CUBLAS_WORKSPACE_CONFIG', ':0:0')
 
 # Inductor settings added to the mode's for the models this repository compiles (train.py, and
 # bench.py's kernels variants; its baselines compile as nanoGPT does). Combo kernels launch

@@ -24,7 +24,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
-from model import GPTConfig, GPT, OVERRIDES, compile_model, gpu_peak_flops, measure_kernels, loss_chunk_bytes
+from model import GPTConfig, GPT, OVERRIDES, compile_model, cublas_without_workspace, gpu_peak_flops, measure_kernels, loss_chunk_bytes
 from step_graph import StepGraph, set_lr
 from configurator import configure
 from data.common import read_meta, check_tokens
@@ -99,6 +99,7 @@ device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
 compile = True  # torch.compile the model
 compile_mode = 'default'  # torch.compile's mode; 'reduce-overhead': forward and backward replayed as CUDA graphs
+cublas_workspace = False  # False: cuBLAS without its workspace (model.cublas_without_workspace: faster GPT-2 steps); True: cuBLAS's default
 cuda_graph = False  # the whole step (micro-steps, clipping, AdamW; DDP's all-reduces) replayed from one CUDA graph
 # (step_graph.py): CUDA, AdamW, bf16 or fp32, compile_mode='default'
 seed = 1337
@@ -165,6 +166,8 @@ if cuda_graph:  # what the recorded step cannot hold: another graph, a host sync
                if recompute != 'none' and dropout > 0 else None)
     if why_not:
         fail(f"cuda_graph=True: {why_not}")
+if device_type == 'cuda' and not cublas_workspace:
+    cublas_without_workspace()  # before the first matmul
 gpu_name, peak_flops = gpu_peak_flops(device)
 print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
       + (f"{peak_flops / 1e12:.0f} TFLOP/s bf16 peak" if peak_flops else "no known peak"))

@@ -3,12 +3,13 @@ parameter names and the same loss and gradients with the Triton kernels on and o
 import collections
 import importlib
 import math
+import os
 
 import pytest
 import torch
 
 import kernels
-from model import GPT, GPTConfig, compile_model, pick_kernels, mlp_hidden, loss_chunk_bytes as model_loss_chunk_bytes
+from model import GPT, GPTConfig, compile_model, cublas_without_workspace, pick_kernels, mlp_hidden, loss_chunk_bytes as model_loss_chunk_bytes
 
 def tiny_config(arch, **kw):
     return GPTConfig(block_size=32, vocab_size=67, n_layer=2, n_head=4, n_embd=64, arch=arch,
@@ -302,6 +303,15 @@ def test_compile_model_gives_eagers_loss_and_gradients(device):
         torch.testing.assert_close(loss, runs[0][0], rtol=1e-5, atol=0)
         for g, ref in zip(grads, runs[0][1]):
             torch.testing.assert_close(g, ref, rtol=1e-4, atol=1e-6)
+
+def test_cublas_without_workspace_keeps_a_setting_already_made(monkeypatch):
+    """train.py's default sets no workspace for cuBLAS; a CUBLAS_WORKSPACE_CONFIG of the user's stays."""
+    monkeypatch.delenv('CUBLAS_WORKSPACE_CONFIG', raising=False)
+    cublas_without_workspace()
+    assert os.environ['CUBLAS_WORKSPACE_CONFIG'] == ':0:0'
+    monkeypatch.setenv('CUBLAS_WORKSPACE_CONFIG', ':4096:8')
+    cublas_without_workspace()
+    assert os.environ['CUBLAS_WORKSPACE_CONFIG'] == ':4096:8'
 
 def test_kernel_choice_is_made_once_and_explained(monkeypatch):
     assert set(pick_kernels('torch', 'gpt2', 'cuda')[0].values()) == {'torch'}
