@@ -58,7 +58,7 @@ loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')
 globals().update({f'use_triton_{name}': None for name in OVERRIDES})
-cublas_workspace = False  # as train.py's: False, cuBLAS without its workspace for the training steps (a process setting: the baselines too); the op sweeps alone (kernels, tune) keep cuBLAS's default
+cublas_workspace = False  # as train.py's: False, cuBLAS without its workspace where a training step runs, for every variant (a process setting); runs of only the op sweeps (kernels, tune) keep cuBLAS's default
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all
@@ -76,9 +76,9 @@ config = configure(globals(), skip_unknown_in_files=True)
 steps = not (kernels or profile or optim or tune) if steps is None else steps
 cuda = torch.cuda.is_available()
 device = 'cuda' if cuda else 'cpu'
-without_workspace = cuda and not cublas_workspace and (steps or profile or optim)
-if without_workspace:
-    cublas_without_workspace()  # before the first matmul
+if cuda and not cublas_workspace and (steps or profile or optim):
+    cublas_without_workspace()  # before the first cuBLAS call
+workspace_config = os.environ.get('CUBLAS_WORKSPACE_CONFIG') if cuda else None  # what every variant runs with
 if not cuda:
     print("no CUDA here: a small model on the CPU, eager only (no compile); times are not GPU times")
     batch_size, block_size, vocab_size, n_layer, n_head, n_embd, dtype = 4, 64, 512, 2, 4, 64, 'float32'
@@ -88,8 +88,9 @@ gpu_name, peak_flops = gpu_peak_flops(device)
 torch.backends.cuda.matmul.allow_tf32 = True
 os.makedirs(bench_dir, exist_ok=True)
 header = dict(device=gpu_name, torch=torch.__version__, triton=triton.__version__ if TRITON_AVAILABLE else None,
-              dtype=dtype, date=time.strftime('%Y-%m-%d'))
-print(f"device: {gpu_name}, torch {header['torch']}, triton {header['triton'] or 'not installed'}, dtype {dtype}")
+              dtype=dtype, cublas_workspace_config=workspace_config, date=time.strftime('%Y-%m-%d'))
+print(f"device: {gpu_name}, torch {header['torch']}, triton {header['triton'] or 'not installed'}, dtype {dtype}"
+      + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config}" if workspace_config else ''))
 
 def sync():
     if cuda:
@@ -254,7 +255,7 @@ if steps:
           f"tokens (a new batch each step, the same for every variant), AdamW"
           + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '')
           + (", the kernels variants' residual stream in bf16" if autocast_residual else '')
-          + (f", cuBLAS workspace {os.environ['CUBLAS_WORKSPACE_CONFIG']} (every variant)" if without_workspace else '') + f"; median of {timed_steps} steps after "
+          + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config} (every variant)" if workspace_config else '') + f"; median of {timed_steps} steps after "
           f"{warmup_steps} warm-up; " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '') + f"loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}', 'vs baseline eager',
            'vs baseline compiled', 'memory vs compiled'],

@@ -628,14 +628,14 @@ def gpu_peak_flops(device):
     return name, next((flops for key, flops in GPU_PEAK_FLOPS if key in name), None)
 
 def cublas_without_workspace():
-    """cuBLAS without its workspace, for this process, unless CUBLAS_WORKSPACE_CONFIG is set already. With one, it
-    picks cooperative kernels for most of GPT-2's products, and each needs a memset of a few semaphores before it:
-    ~45 memsets a step, each a small node and a boundary in a CUDA graph. Without one it picks others and the memsets
-    go: the graphed GPT-2 step -0.1 to -0.3 ms on the H100, the compiled baseline unchanged, issue 5's op alone at
-    2048-row chunks +0.2 ms (its products lose split-K) (docs/perf-notes.md, 2026-11-26). PyTorch reads the
-    setting once, at the first cuBLAS call: call this before any. torch.use_deterministic_algorithms(True) asks
-    for a workspace of ':4096:8' or ':16:8' and raises at cuBLAS calls with this one."""
-    os.environ.setdefault('CUBLAS_WORKSPACE_CONFIG', ':0:0')
+    """cuBLAS (and cuBLASLt, which shares its workspace) without a workspace for this process, unless the user set
+    CUBLAS_WORKSPACE_CONFIG. With one, cuBLAS picks cooperative kernels for most of GPT-2's products, each after a
+    memset of its semaphores: ~45 small nodes and boundaries a graphed step. Without, it picks others, no slower:
+    the graphed step -0.12 to -0.45 ms on the H100 (docs/perf-notes.md, 2026-11-26). Read once, at the first
+    cuBLAS call: call this before any."""
+    if 'CUBLAS_WORKSPACE_CONFIG' not in os.environ:
+        os.environ['CUBLAS_WORKSPACE_CONFIG'] = ':0:0'
+        os.environ.setdefault('CUBLASLT_WORKSPACE_SIZE', '0')  # larger than cuBLAS's, Lt warns and takes cuBLAS's
 
 # Inductor settings added to the mode's for the models this repository compiles (train.py, and
 # bench.py's kernels variants; its baselines compile as nanoGPT does). Combo kernels launch

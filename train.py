@@ -118,6 +118,8 @@ if device == 'auto':
 device_type = 'cuda' if 'cuda' in device else 'mps' if 'mps' in device else 'cpu'
 if device_type == 'cuda' and not torch.cuda.is_available():
     fail(f"device={device} but CUDA is not available here; use --device=cpu")
+if device_type == 'cuda' and not cublas_workspace:
+    cublas_without_workspace()  # before the first cuBLAS call
 ddp = int(os.environ.get('RANK', -1)) != -1  # launched by torchrun?
 if ddp:
     dist.init_process_group(backend='nccl' if device_type == 'cuda' else 'gloo',
@@ -166,8 +168,6 @@ if cuda_graph:  # what the recorded step cannot hold: another graph, a host sync
                if recompute != 'none' and dropout > 0 else None)
     if why_not:
         fail(f"cuda_graph=True: {why_not}")
-if device_type == 'cuda' and not cublas_workspace:
-    cublas_without_workspace()  # before the first matmul
 gpu_name, peak_flops = gpu_peak_flops(device)
 print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
       + (f"{peak_flops / 1e12:.0f} TFLOP/s bf16 peak" if peak_flops else "no known peak"))

@@ -305,13 +305,17 @@ def test_compile_model_gives_eagers_loss_and_gradients(device):
             torch.testing.assert_close(g, ref, rtol=1e-4, atol=1e-6)
 
 def test_cublas_without_workspace_keeps_a_setting_already_made(monkeypatch):
-    """train.py's default sets no workspace for cuBLAS; a CUBLAS_WORKSPACE_CONFIG of the user's stays."""
-    monkeypatch.delenv('CUBLAS_WORKSPACE_CONFIG', raising=False)
+    """train.py's default sets no workspace for cuBLAS and cuBLASLt; a CUBLAS_WORKSPACE_CONFIG of the user's
+    stays, and then Lt's is left alone too."""
+    for name in ('CUBLAS_WORKSPACE_CONFIG', 'CUBLASLT_WORKSPACE_SIZE'):  # recorded as they were, then unset
+        monkeypatch.setenv(name, 'x')
+        monkeypatch.delenv(name)
     cublas_without_workspace()
-    assert os.environ['CUBLAS_WORKSPACE_CONFIG'] == ':0:0'
+    assert (os.environ['CUBLAS_WORKSPACE_CONFIG'], os.environ['CUBLASLT_WORKSPACE_SIZE']) == (':0:0', '0')
     monkeypatch.setenv('CUBLAS_WORKSPACE_CONFIG', ':4096:8')
+    monkeypatch.delenv('CUBLASLT_WORKSPACE_SIZE')
     cublas_without_workspace()
-    assert os.environ['CUBLAS_WORKSPACE_CONFIG'] == ':4096:8'
+    assert os.environ['CUBLAS_WORKSPACE_CONFIG'] == ':4096:8' and 'CUBLASLT_WORKSPACE_SIZE' not in os.environ
 
 def test_kernel_choice_is_made_once_and_explained(monkeypatch):
     assert set(pick_kernels('torch', 'gpt2', 'cuda')[0].values()) == {'torch'}
