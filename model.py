@@ -242,8 +242,66 @@ class TiedEmbedding(torch.autograd.Function):
         rows = grad_rows.reshape(-1, grad_rows.shape[-1]).to(grad_head.dtype)  # (B*T, C)
         return grad_head.index_add_(0, idx.reshape(-1), rows), None
 
-class LayerNorm(nn.Module):
+def linear_weight_grads(ctx, dy2, x2, weight, bias_dtype, weight_index):
+    """F.linear's weight and bias gradients as autograd makes them, from dy2 (rows, out) and the
+    input x2 (rows, in) in dy2's dtype; None where the Function's inputs at weight_index and the
+    one after it ask for none."""
+    dw = dy2.t().mm(x2).to(weight.dtype) if ctx.needs_input_grad[weight_index] else None
+    dbias = dy2.sum(0).to(bias_dtype) if ctx.needs_input_grad[weight_index + 1] else None
+    return dw, dbias
+
+class LinearOfNorm(torch.autograd.Function):
+    """F.linear(y, weight, bias) for y = norm(h), h = x + update (x itself without an update),
+    keeping h but not y: F.linear would keep y, as wide as the stream, for its weight gradient.
+    The norm's backward kernel writes y again in its own pass (kernels.norm.norm_bwd_with_y),
+    after y's gradient is made and before the weight gradient's product reads it: one more write
+    of the stream's width per norm in the backward, for its bytes off the peak (recompute=
+    'activation'). Returns the product, and h where there is an update. The products are
+    autograd's for F.linear; Triton norms only (Norm.linear)."""
+
+    @staticmethod
+    def forward(ctx, is_rms, eps, out_dtype, weight, bias, x, update, norm_weight, norm_bias):
+        # as the norm modules call it: the update normalised with x as the residual
+        y, h, stats = kernels.norm.norm_fwd(x if update is None else update, None if update is None else x,
+                                            norm_weight, norm_bias, eps, is_rms, out_dtype)
+        h = x if update is None else h  # (B, T, C), the stream
+        ctx.save_for_backward(weight, h, norm_weight, norm_bias, stats)
+        ctx.is_rms, ctx.out_dtype, ctx.has_update = is_rms, out_dtype, update is not None
+        ctx.bias_dtype = None if bias is None else bias.dtype
+        out = F.linear(y, weight, bias)
+        return (out, h) if update is not None else out
+
+    @staticmethod
+    def backward(ctx, dy, dh_out=None):
+        weight, h, norm_weight, norm_bias, stats = ctx.saved_tensors
+        # outside autocast, as autograd runs F.linear's backward (LinearOfActivation says why)
+        with torch.autocast(dy.device.type, enabled=False):
+            dy2 = dy.reshape(-1, dy.shape[-1])  # (B * T, out), in the dtype the forward's product ran in
+            dnormed = dy2.mm(weight.to(dy.dtype)).view(h.shape).to(ctx.out_dtype)  # (B, T, C), y's gradient
+            dh, dwdb, y = kernels.norm.norm_bwd_with_y(dnormed, dh_out, h, norm_weight, norm_bias, stats,
+                                                       ctx.is_rms, ctx.out_dtype)
+            dw, dbias = linear_weight_grads(ctx, dy2, y.view(dy2.shape[0], -1).to(dy.dtype), weight, ctx.bias_dtype, 3)
+        dnw, dnb = (dwdb, None) if norm_bias is None else dwdb.unbind()
+        return (None, None, None, dw, dbias, dh, dh if ctx.has_update else None,
+                dnw.to(norm_weight.dtype), None if dnb is None else dnb.to(norm_bias.dtype))
+
+class Norm(nn.Module):
+    """What LayerNorm and RMSNorm share: the norm with the residual add fused, then a Linear."""
+
+    def linear(self, x, update, weight, bias, keep_output=True):
+        """(F.linear(y, weight, bias), the stream) for (y, stream) = self(x, update). keep_output=False
+        keeps the norm's input and not y for the backward, whose norm kernel writes y again
+        (LinearOfNorm); PyTorch's norm keeps y either way (GPT says so once)."""
+        if keep_output or self.backend != 'triton':
+            y, x = self(x, update)
+            return F.linear(y, weight, bias), x
+        out_dtype = matmul_dtype(x) or (x.dtype if update is None else torch.promote_types(x.dtype, update.dtype))
+        out = LinearOfNorm.apply(self.is_rms, self.eps, out_dtype, weight, bias, x, update, self.weight, self.bias)
+        return out if update is not None else (out, x)
+
+class LayerNorm(Norm):
     """LayerNorm with an optional bias, by the kernel or PyTorch, with the residual add fused."""
+    is_rms, eps = False, 1e-5
 
     def __init__(self, ndim, bias, backend):
         super().__init__()
@@ -253,11 +311,12 @@ class LayerNorm(nn.Module):
 
     def forward(self, x, update=None):
         if update is None:
-            return kernels.layer_norm(x, self.weight, self.bias, 1e-5, out_dtype=matmul_dtype(x), backend=self.backend), x
-        return kernels.layer_norm(update, self.weight, self.bias, 1e-5, residual=x, out_dtype=matmul_dtype(x),
+            return kernels.layer_norm(x, self.weight, self.bias, self.eps, out_dtype=matmul_dtype(x), backend=self.backend), x
+        return kernels.layer_norm(update, self.weight, self.bias, self.eps, residual=x, out_dtype=matmul_dtype(x),
                                   backend=self.backend)
 
-class RMSNorm(nn.Module):
+class RMSNorm(Norm):
+    is_rms, bias = True, None
 
     def __init__(self, ndim, backend, eps=1e-6):
         super().__init__()
@@ -294,13 +353,15 @@ class CausalSelfAttention(nn.Module):
         # with one printed line, as the kernel takes bf16 and fp16 only
         self.attention_backend = 'auto' if impl['attention'] == 'triton' else 'torch'
 
-    def forward(self, x, w_attn, w_proj, rope=None):
-        """w_attn, w_proj: c_attn's and c_proj's weights as the block casts them (Block.matrices).
-        The Linears hold the parameters only: their forward is not called (nor their hooks)."""
-        B, T, C = x.size()
+    def forward(self, qkv, w_proj, rope=None):
+        """qkv: c_attn's product, which the block makes (Norm.linear); w_proj: c_proj's weight as the
+        block casts it (Block.matrices). The Linears hold the parameters only: their forward is not
+        called (nor their hooks)."""
+        B, T, _ = qkv.size()
         nh, nkv = self.n_head, self.n_kv_head
+        C = nh * self.head_dim
         dropout = self.dropout if self.training else 0.0
-        qkv = F.linear(x, w_attn, self.c_attn.bias).view(B, T, nh + 2 * nkv, self.head_dim)  # (B, T, nh + 2 nkv, hs): q, k, v heads
+        qkv = qkv.view(B, T, nh + 2 * nkv, self.head_dim)  # (B, T, nh + 2 nkv, hs): q, k, v heads
         if rope is not None:  # q and k turned, v copied along: still one tensor of that layout
             qkv = kernels.rotary_qkv(qkv, nh + nkv, *rope, backend=self.rotary_backend)
         # q, k, v read in place; their gradient comes back as one tensor of qkv's layout (no concatenation)
@@ -342,8 +403,7 @@ class LinearOfActivation(torch.autograd.Function):
             backward = kernels.swiglu_backward if ctx.swiglu else kernels.gelu_backward
             da, db, hidden = backward(d_hidden, a, b, backend=ctx.backend)
             hidden = hidden.reshape(dy2.shape[0], -1).to(dy.dtype)  # (B * T, hidden)
-            dw = dy2.t().mm(hidden).to(weight.dtype) if ctx.needs_input_grad[2] else None
-            dbias = dy2.sum(0).to(ctx.bias_dtype) if ctx.needs_input_grad[3] else None
+            dw, dbias = linear_weight_grads(ctx, dy2, hidden, weight, ctx.bias_dtype, 2)
         return None, None, dw, dbias, da, db
 
 class MLP(nn.Module):
@@ -362,23 +422,31 @@ class MLP(nn.Module):
         self.c_proj = nn.Linear(hidden, config.n_embd, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x, w_fc, w_proj, keep_activation=True):
+    @property
+    def fc_bias(self):
+        """c_fc's bias for its product: None where the Triton GELU adds it."""
+        return None if self.bias_in_gelu else self.c_fc.bias
+
+    def forward(self, x, w_fc, w_proj):
         """w_fc, w_proj: c_fc's and c_proj's weights as the block casts them (Block.matrices).
-        The Linears hold the parameters only: their forward is not called (nor their hooks).
-        keep_activation=False: the backward makes the activation's output again (LinearOfActivation)."""
+        The Linears hold the parameters only: their forward is not called (nor their hooks)."""
+        return self.after_fc(F.linear(x, w_fc, self.fc_bias), w_proj)
+
+    def after_fc(self, fc, w_proj, keep_activation=True):
+        """The MLP from c_fc's product fc on (the block makes it: Norm.linear). keep_activation=False:
+        the backward makes the activation's output again (LinearOfActivation)."""
         if self.swiglu:
-            a, b = F.linear(x, w_fc, self.c_fc.bias).chunk(2, dim=-1)  # gate, up: read in place by the kernel
-        elif self.bias_in_gelu:
-            a, b = F.linear(x, w_fc), self.c_fc.bias
+            a, b = fc.chunk(2, dim=-1)  # gate, up: read in place by the kernel
         else:
-            a, b = F.linear(x, w_fc, self.c_fc.bias), None
+            a, b = fc, self.c_fc.bias if self.bias_in_gelu else None
         if keep_activation:
             return self.dropout(F.linear(activation(self.swiglu, self.backend, a, b), w_proj, self.c_proj.bias))
         return self.dropout(LinearOfActivation.apply(self.swiglu, self.backend, w_proj, self.c_proj.bias, a, b))
 
-# what the backward recomputes rather than keeps from the forward: nothing; each MLP's activation
-# output (from the activation's input, in the activation's backward pass: LinearOfActivation);
-# each MLP (from its input, which is kept: its hidden activations are 44% of what a GPT-2 block
+# what the backward recomputes rather than keeps from the forward: nothing; each norm's output
+# (Triton's norm: LinearOfNorm) and each MLP's activation output (LinearOfActivation), each from
+# its input in its backward kernel's pass; the first norm's output as 'activation' does and each
+# MLP (from its input, which is kept: its hidden activations are 44% of what a GPT-2 block
 # keeps); each whole block (from its inputs: the residual stream and the last update)
 RECOMPUTE = ('none', 'activation', 'mlp', 'block')
 
@@ -423,12 +491,14 @@ class Block(nn.Module):
         to it (None before the first block). Returns the next (x, update)."""
         recompute = self.recompute if self.training else 'none'
         w_attn, w_attn_proj, w_fc, w_mlp_proj = self.matrices(x, recompute == 'mlp')
-        h, x = self.ln_1(x, update)
-        update = self.attn(h, w_attn, w_attn_proj, rope)
-        h, x = self.ln_2(x, update)
-        if recompute == 'mlp':
+        keep = recompute == 'none'  # else the norms' and the activation's outputs are made again in the backward
+        qkv, x = self.ln_1.linear(x, update, w_attn, self.attn.c_attn.bias, keep_output=keep)
+        update = self.attn(qkv, w_attn_proj, rope)
+        if recompute == 'mlp':  # the MLP from its input, the second norm's output, which it keeps
+            h, x = self.ln_2(x, update)
             return x, recomputed(self.mlp, h, w_fc, w_mlp_proj, dropout=self.dropout, every_op=True)
-        return x, self.mlp(h, w_fc, w_mlp_proj, keep_activation=recompute != 'activation')
+        fc, x = self.ln_2.linear(x, update, w_fc, self.mlp.fc_bias, keep_output=keep)
+        return x, self.mlp.after_fc(fc, w_mlp_proj, keep_activation=keep)
 
     def matrices(self, x, recompute_mlp):
         """The block's four weight matrices for its matmuls: with cast_per_block, in an eager
@@ -476,6 +546,9 @@ class GPT(nn.Module):
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
               + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else ""))
+        norm_op = 'layer_norm' if config.arch == 'gpt2' else 'rms_norm'
+        if recompute in ('activation', 'mlp') and self.kernels[norm_op] != 'triton':
+            print(f"recompute={recompute!r}: PyTorch's {norm_op} keeps its outputs (the Triton norm's backward makes them again)")
 
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),

@@ -15,12 +15,15 @@ Backward, with g = dy * w and dh_out the gradient reaching h from its other uses
     dx = dresidual = dh,   dw = sum over rows of dy * xhat,   db = sum over rows of dy
 The forward saves rstd (and mean for LayerNorm), fp32, one per row, in one (1 or 2, M)
 tensor, so the backward reads h, dy, w once and never recomputes the statistics from
-scratch. dw and db: each backward program walks a contiguous range of rows keeping fp32
-partial sums in registers and writes them to an (N, programs) buffer ((2, N, programs)
-with a bias) that one torch sum reduces: no atomics, no locks, the same bits on every
-run. Each tensor made or viewed per call costs the eager step host time (several us
-each), so the launchers make as few as they can: one for both statistics, one for both
-partial sums, no row views of contiguous inputs.
+scratch. Asked (norm_bwd_with_y), the backward pass writes y again from h and those
+statistics, for a caller that keeps h but not y, which the next matmul would keep for
+its weight gradient (model.py's LinearOfNorm, recompute='activation'). dw and db: each
+backward program walks a contiguous range of rows keeping fp32 partial sums in
+registers and writes them to an (N, programs) buffer ((2, N, programs) with a bias)
+that one torch sum reduces: no atomics, no locks, the same bits on every run. Each
+tensor made or viewed per call costs the eager step host time (several us each), so
+the launchers make as few as they can: one for both statistics, one for both partial
+sums, no row views of contiguous inputs.
 
 Constraints: inputs, weight and bias in fp32, bf16 or fp16, and they may differ (as
 under autocast); 1 <= N <= MAX_WIDTH, a whole row in one program's registers. The
@@ -112,17 +115,21 @@ def _norm_bwd_kernel(
     H,       # (M, N) the forward's normalised input (x, or x + residual), rows stride_h apart
     DH_OUT,  # (M, N) gradient reaching h from its other uses, rows stride_dho apart; read only if HAS_DH_OUT
     W,       # (N,) weight
+    B,       # (N,) bias; read only if WITH_Y and HAS_BIAS
     Stats,   # (1 or 2, M) fp32 from the forward: rstd, then (LayerNorm) mean
     DH,      # (M, N) gradient of h (= of x and of the residual), contiguous
     DWB,     # (N, programs) fp32 partial sums of dy * xhat, one column per program; with HAS_BIAS (2, N, programs), then of dy
+    Y,       # (M, N) the forward's output made again, contiguous; written only if WITH_Y
     M, N, stride_h, stride_dy, stride_dho,
     rows_per_program,  # a multiple of BLOCK_M: program pid takes rows pid * rows_per_program onwards
-    IS_RMS: tl.constexpr, HAS_DH_OUT: tl.constexpr, HAS_BIAS: tl.constexpr,
+    IS_RMS: tl.constexpr, HAS_DH_OUT: tl.constexpr, HAS_BIAS: tl.constexpr, WITH_Y: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr,
 ):
     pid = tl.program_id(0)
     cols = tl.arange(0, BLOCK_N)
     w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
+    if WITH_Y and HAS_BIAS:
+        b = tl.load(B + cols, mask=cols < N, other=0.0).to(tl.float32)
     dw = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     db = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for i in tl.range(0, rows_per_program, BLOCK_M, num_stages=STAGES):
@@ -137,6 +144,11 @@ def _norm_bwd_kernel(
         else:
             mean = tl.load(Stats + M + rows, mask=row_ok, other=0.0)
             xhat = tl.where(mask, (h - mean[:, None]) * rstd[:, None], 0.0)
+        if WITH_Y:  # the forward's arithmetic, in its order: (h - mean) * rstd * w + b
+            y = xhat * w[None, :]
+            if HAS_BIAS:
+                y += b[None, :]
+            tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
         g = dy * w[None, :]
         dh = g - xhat * (tl.sum(xhat * g, axis=1) / N)[:, None]
         if not IS_RMS:
@@ -220,11 +232,12 @@ def _fake_norm_bwd(dy, dh_out, h, weight, stats, is_rms, has_bias):
     N = h.shape[-1]
     return torch.empty(h.shape, dtype=h.dtype, device=h.device), h.new_empty((2, N) if has_bias else (N,), dtype=torch.float32)
 
-@for_compile("norm_bwd", _fake_norm_bwd)
-def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, weight: torch.Tensor,
-             stats: torch.Tensor, is_rms: bool, has_bias: bool) -> Tuple[torch.Tensor, torch.Tensor]:
-    """Gradients of norm_fwd: dh in h's dtype (the gradient of x and of the residual),
-    and dw (N,) fp32, or with has_bias dw and db stacked as (2, N)."""
+def _fake_norm_bwd_with_y(dy, dh_out, h, weight, bias, stats, is_rms, out_dtype):
+    return (*_fake_norm_bwd(dy, dh_out, h, weight, stats, is_rms, bias is not None), h.new_empty(h.shape, dtype=out_dtype))
+
+def _norm_bwd(dy, dh_out, h, weight, bias, stats, is_rms, has_bias, y):
+    """(dh, dw or dw and db stacked) by the backward kernel, which also writes the forward's output
+    into y unless y is None (then bias may be None: only the forward reads it)."""
     N = h.shape[-1]
     h2, stride_h = rows_of(h)
     dy2, stride_dy = rows_of(dy)
@@ -236,11 +249,29 @@ def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, 
     if M == 0:
         partial.zero_()
     else:
+        w = weight.contiguous()
         launch(_norm_bwd_kernel)[(programs,)](
-            dy2, h2, dho2, weight.contiguous(), stats, dh, partial,
+            dy2, h2, dho2, w, w if bias is None else bias.contiguous(), stats, dh, partial, dh if y is None else y,
             M, N, stride_h, stride_dy, stride_dho, rows_per_program,
-            IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias, **meta)
+            IS_RMS=is_rms, HAS_DH_OUT=dh_out is not None, HAS_BIAS=has_bias, WITH_Y=y is not None, **meta)
     return dh, partial.sum(-1)
+
+@for_compile("norm_bwd", _fake_norm_bwd)
+def norm_bwd(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, weight: torch.Tensor,
+             stats: torch.Tensor, is_rms: bool, has_bias: bool) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Gradients of norm_fwd: dh in h's dtype (the gradient of x and of the residual),
+    and dw (N,) fp32, or with has_bias dw and db stacked as (2, N)."""
+    return _norm_bwd(dy, dh_out, h, weight, None, stats, is_rms, has_bias, None)
+
+@for_compile("norm_bwd_with_y", _fake_norm_bwd_with_y)
+def norm_bwd_with_y(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.Tensor, weight: torch.Tensor,
+                    bias: Optional[torch.Tensor], stats: torch.Tensor, is_rms: bool, out_dtype: torch.dtype,
+                    ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """norm_bwd's dh and dw (and db), and the forward's output y in out_dtype made again in the same
+    pass from h and the forward's statistics: for a caller that keeps h but not y (model.py's
+    LinearOfNorm, recompute='activation')."""
+    y = torch.empty(h.shape, dtype=out_dtype, device=h.device)
+    return (*_norm_bwd(dy, dh_out, h, weight, bias, stats, is_rms, bias is not None, y), y)
 
 def _cast(t, dtype):
     """t (or None) in dtype; t itself where it is already (Tensor.to costs a dispatch even then)."""

@@ -60,8 +60,8 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, d
     """recompute='activation' / 'mlp' / 'block' (the backward recomputes those activations) in fp32, with dropout
     (its draws replayed in the recomputation): the loss and every gradient equal the plain
     model's bit for bit, with PyTorch's ops and with the Triton kernels alike (but the Triton
-    attention, which has no dropout), except 'activation' with the Triton kernels: within fp32
-    rounding there."""
+    attention, which has no dropout), except 'activation' and 'mlp' with the Triton kernels (their
+    norms' or activation's backward kernels write the output again): within fp32 rounding there."""
     runs = {}
     for mode in ('none', recompute):
         torch.manual_seed(0)
@@ -72,10 +72,11 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, setting, recompute, d
         loss.backward()
         runs[mode] = loss, [p.grad for p in model.parameters()]
     assert torch.equal(runs['none'][0], runs[recompute][0])
-    # the Triton GELU / SwiGLU backward that writes the output again is another compiled kernel:
+    # the Triton norm, GELU or SwiGLU backward that writes the output again is another compiled kernel:
     # the GPU's compiler may fuse its fp32 arithmetic differently (kernels' tests hold it to the three-way rule)
     # (under the CPU interpreter there is no compiler to do that: bit for bit there)
-    rounding = torch.finfo(torch.float32).eps * 16 if recompute == 'activation' and setting == 'triton' and not kernels.INTERPRET else 0
+    rewritten = recompute in ('activation', 'mlp') and setting == 'triton' and not kernels.INTERPRET
+    rounding = torch.finfo(torch.float32).eps * 16 if rewritten else 0
     assert all(equal_but_rounding(a, b, rounding) for a, b in zip(runs['none'][1], runs[recompute][1]))
     with pytest.raises(ValueError, match="recompute must be one of"):
         GPT(tiny_config(arch), kernels='torch', recompute='attention')
@@ -120,13 +121,13 @@ def test_the_loss_is_the_fused_op_with_triton_and_nanogpts_with_pytorch(device, 
 def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(arch, setting, device):
     """recompute='activation' under bf16 autocast, eager and traced by torch.compile (aot_eager,
     which keeps bits): the loss and every gradient over two accumulated micro-steps equal the
-    plain model's bit for bit (LinearOfActivation's products are autograd's for F.linear), with
-    the Triton kernels within bf16 rounding (the GPU's compiler may fuse the backward kernel's
-    arithmetic differently with and without its output). On the GPU this also checks that
-    LinearOfActivation's backward runs outside autocast when compiled (CPU autocast sums in bf16
-    either way). In
-    fp32, the tensors kept for the backward come to exactly one hidden layer per block fewer
-    bytes; PyTorch's SwiGLU (silu(gate) * up) keeps silu(gate) as well, a second one."""
+    plain model's bit for bit (LinearOfActivation's and LinearOfNorm's products are autograd's for
+    F.linear), with the Triton kernels within bf16 rounding (the GPU's compiler may fuse the
+    backward kernels' arithmetic differently with and without their outputs). On the GPU this
+    also checks that those Functions' backwards run outside autocast when compiled (CPU autocast
+    sums in bf16 either way). In fp32, the tensors kept for the backward (beyond the parameters)
+    come to exactly one hidden layer per block fewer bytes, and with the Triton norms two of the stream's width fewer too; PyTorch's SwiGLU
+    (silu(gate) * up) keeps silu(gate) as well, a second hidden layer."""
     runs = {}
     for mode, compiled in (('none', False), ('activation', False), ('activation', True)):
         torch.manual_seed(0)
@@ -141,17 +142,21 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
     kept = {}
     for mode in ('none', 'activation'):
         model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode).to(device)
+        parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}  # held anyway
         storages = {}  # by address: views of one tensor, or one tensor kept twice, count once
 
         def pack(t):
-            storages[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+            if t.untyped_storage().data_ptr() not in parameters:
+                storages[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
             return t
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             model(*batch(device))
         kept[mode] = sum(storages.values())
     config, (B, T) = tiny_config(arch), batch(device)[0].shape
     hidden_layers = 2 if arch == 'llama' and setting == 'torch' else 1
-    assert kept['none'] - kept['activation'] == hidden_layers * config.n_layer * B * T * mlp_hidden(config) * 4
+    norm_outputs = 2 if setting == 'triton' else 0  # each block's two, made again by the Triton norm (LinearOfNorm)
+    assert kept['none'] - kept['activation'] == config.n_layer * B * T * (
+        hidden_layers * mlp_hidden(config) + norm_outputs * config.n_embd) * 4
 
 
 def backward_nodes(tensor):

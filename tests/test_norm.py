@@ -99,6 +99,25 @@ def test_residual_matches_reference(dtype, shape, norm, device):
     check(norm, args, dys)
 
 
+@pytest.mark.parametrize("norm,has_bias", [("layer_norm", True), ("layer_norm", False), ("rms_norm", False)],
+                         ids=["ln_bias", "ln_nobias", "rms"])
+@pytest.mark.parametrize("shape", RESIDUAL_SHAPES, ids=ids)
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_backward_gives_the_output_again(dtype, shape, norm, has_bias, device):
+    """norm_bwd_with_y (model.py's LinearOfNorm, recompute='activation'): from h and the forward's
+    statistics, the output made again and every gradient, by the three-way rule against the
+    residual norm's forward and backward (dh is the gradient of x and of the residual alike)."""
+    (x, w, b, r), (dy, dh_out) = make_inputs(shape, dtype, device, has_bias, residual=True)
+    is_rms, eps = norm == "rms_norm", 1e-6 if norm == "rms_norm" else 1e-5
+    _, h, stats = NORM.norm_fwd(x, r, w, b, eps, is_rms, dtype)
+    dh, dwdb, y = NORM.norm_bwd_with_y(dy, dh_out, h, w, b, stats, is_rms, dtype)
+    dw, db = (dwdb, None) if b is None else dwdb.unbind()
+    results = (y, h), (dh, dw.to(w.dtype), None if db is None else db.to(b.dtype), dh)
+    args = [x, w, b, r]
+    check_3way_all(names(True), results, forward_backward(call(norm, "torch"), args, [dy, dh_out]),
+                   forward_backward(reference(norm), double(args), double([dy, dh_out])))
+
+
 @pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
 def test_eps_is_used(norm, device):
     # nearly constant rows (LayerNorm) / nearly zero rows (RMSNorm): the result depends on eps
