@@ -242,6 +242,13 @@ class TiedEmbedding(torch.autograd.Function):
         rows = grad_rows.reshape(-1, grad_rows.shape[-1]).to(grad_head.dtype)  # (B*T, C)
         return grad_head.index_add_(0, idx.reshape(-1), rows), None
 
+def cast_for_matmul(weight, x):
+    """weight in autocast's dtype for a product with x (as stored without autocast), cast by
+    Tensor.to: autocast's own cast of a parameter stays in its cache until the autocast region
+    ends, which for a Function that keeps the stored matrix and casts it again in its backward
+    would hold the copy through the forward, to the step's peak."""
+    return weight.to(matmul_dtype(x) or weight.dtype)
+
 def linear_weight_grads(ctx, dy2, x2, weight, bias_dtype, weight_index):
     """F.linear's weight and bias gradients as autograd makes them, from dy2 (rows, out) and the
     input x2 (rows, in) in dy2's dtype; None where the Function's inputs at weight_index and the
@@ -268,7 +275,7 @@ class LinearOfNorm(torch.autograd.Function):
         ctx.save_for_backward(weight, h, norm_weight, norm_bias, stats)
         ctx.is_rms, ctx.out_dtype, ctx.has_update = is_rms, out_dtype, update is not None
         ctx.bias_dtype = None if bias is None else bias.dtype
-        out = F.linear(y, weight, bias)
+        out = F.linear(y, cast_for_matmul(weight, y), bias)
         return (out, h) if update is not None else out
 
     @staticmethod
@@ -390,7 +397,7 @@ class LinearOfActivation(torch.autograd.Function):
         ctx.save_for_backward(weight, a, b)  # not the bias: only its dtype is needed
         ctx.swiglu, ctx.backend, ctx.hidden_dtype = swiglu, backend, hidden.dtype
         ctx.bias_dtype = None if bias is None else bias.dtype
-        return F.linear(hidden, weight, bias)
+        return F.linear(hidden, cast_for_matmul(weight, hidden), bias)
 
     @staticmethod
     def backward(ctx, dy):
@@ -490,7 +497,7 @@ class Block(nn.Module):
         """x: the residual stream; update: the last sublayer's output, still to be added
         to it (None before the first block). Returns the next (x, update)."""
         recompute = self.recompute if self.training else 'none'
-        w_attn, w_attn_proj, w_fc, w_mlp_proj = self.matrices(x, recompute == 'mlp')
+        w_attn, w_attn_proj, w_fc, w_mlp_proj = self.matrices(x, recompute)
         keep = recompute == 'none'  # else the norms' and the activation's outputs are made again in the backward
         qkv, x = self.ln_1.linear(x, update, w_attn, self.attn.c_attn.bias, keep_output=keep)
         update = self.attn(qkv, w_attn_proj, rope)
@@ -500,24 +507,25 @@ class Block(nn.Module):
         fc, x = self.ln_2.linear(x, update, w_fc, self.mlp.fc_bias, keep_output=keep)
         return x, self.mlp.after_fc(fc, w_mlp_proj, keep_activation=keep)
 
-    def matrices(self, x, recompute_mlp):
+    def matrices(self, x, recompute):
         """The block's four weight matrices for its matmuls: with cast_per_block, in an eager
         training step under autocast, cast to autocast's dtype together (CastMatrices); otherwise
         as stored, for autocast to cast at each use as nanoGPT's model has it. Left to autocast:
         - without grad (sampling, evaluation): autocast casts each matrix once per autocast region;
         - a frozen matrix in the block: the Function's outputs would all ask for weight gradients;
-        - a recomputed MLP's two: cast outside the recomputed region, they would be kept for the
-          backward (+108 MiB in GPT-2 124M) instead of cast again;
+        - with recompute: LinearOfNorm and LinearOfActivation keep the stored matrices and cast them
+          again in their backward, and a recomputed MLP casts its two inside its region; cast
+          together beforehand, the copies would be kept for the backward (GPT-2 124M: 149 MiB), and
+          the one matrix left (the attention's c_proj) has nothing to be cast together with;
         - under torch.compile: Inductor makes the casts in its own kernels, so there are no host
           calls to save, and on the GPU machine (torch 2.11, CUDA) the compiled graph gave zero
           gradients to the matrices through CastMatrices (docs/perf-notes.md)."""
         weights = (self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight)
         dtype = matmul_dtype(x)
-        if (not self.cast_per_block or dtype in (None, weights[0].dtype) or not torch.is_grad_enabled()
+        if (not self.cast_per_block or recompute != 'none' or dtype in (None, weights[0].dtype) or not torch.is_grad_enabled()
                 or not all(w.requires_grad for w in weights) or torch.compiler.is_compiling()):
             return weights
-        cast = 2 if recompute_mlp else 4
-        return CastMatrices.apply(dtype, *weights[:cast]) + weights[cast:]
+        return CastMatrices.apply(dtype, *weights)
 
 class GPT(nn.Module):
 

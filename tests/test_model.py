@@ -126,9 +126,11 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
     backward kernels' arithmetic differently with and without their outputs). On the GPU this
     also checks that those Functions' backwards run outside autocast when compiled (CPU autocast
     sums in bf16 either way). In fp32, the tensors kept for the backward (beyond the parameters)
-    come to exactly one hidden layer per block fewer bytes, and with the Triton norms two of the stream's width fewer too; PyTorch's SwiGLU
-    (silu(gate) * up) keeps silu(gate) as well, a second hidden layer."""
-    runs = {}
+    come to exactly one hidden layer per block fewer bytes, and with the Triton norms two of the
+    stream's width fewer too; PyTorch's SwiGLU (silu(gate) * up) keeps silu(gate) as well, a second
+    hidden layer. Under autocast, the block matrices' cast copies are not kept (but the attention's
+    c_proj's, which goes through F.linear)."""
+    runs, config = {}, tiny_config(arch)
     for mode, compiled in (('none', False), ('activation', False), ('activation', True)):
         torch.manual_seed(0)
         model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode,
@@ -138,6 +140,24 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
     for losses, grads in (runs['activation', False], runs['activation', True]):
         assert all(torch.equal(a, b) for a, b in zip(runs['none', False][0], losses))
         assert all(a.dtype == b.dtype and equal_but_rounding(a, b, rounding) for a, b in zip(runs['none', False][1], grads))
+
+    copies = {}  # under autocast: the block matrices' cast copies kept for the backward, by storage
+    for mode in ('none', 'activation'):
+        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode).to(device)
+        matrices = {tuple(s) for name, p in model.named_parameters() if name.startswith('transformer.h.') and p.dim() == 2
+                    for s in (p.shape, p.shape[::-1])}  # F.linear may keep the transposed view
+        copies[mode] = set()
+
+        def pack(t):
+            if t.dtype == torch.bfloat16 and tuple(t.shape) in matrices:
+                copies[mode].add(t.untyped_storage().data_ptr())
+            return t
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), torch.autocast(device, dtype=torch.bfloat16):
+            model(*batch(device))
+    # 'none': all four (CastMatrices); 'activation': the attention's c_proj's (F.linear), and with PyTorch's
+    # norms c_attn's and c_fc's too (F.linear keeps them, as it keeps the norms' outputs)
+    assert len(copies['none']) == 4 * config.n_layer
+    assert len(copies['activation']) == (1 if setting == 'triton' else 3) * config.n_layer
 
     kept = {}
     for mode in ('none', 'activation'):
@@ -152,7 +172,7 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             model(*batch(device))
         kept[mode] = sum(storages.values())
-    config, (B, T) = tiny_config(arch), batch(device)[0].shape
+    B, T = batch(device)[0].shape
     hidden_layers = 2 if arch == 'llama' and setting == 'torch' else 1
     norm_outputs = 2 if setting == 'triton' else 0  # each block's two, made again by the Triton norm (LinearOfNorm)
     assert kept['none'] - kept['activation'] == config.n_layer * B * T * (
@@ -182,8 +202,8 @@ def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, setting, recomp
     micro-steps, and the same logits without grad (sampling). Also traced by torch.compile
     (aot_eager, which keeps bits): a check of Block.matrices' guard, since on the GPU machine
     (torch 2.11, CUDA) the compiled graph gave zero gradients through CastMatrices; torch 2.13
-    on the CPU does not. Eager, one CastMatrices node per block and four (two with the MLP
-    recomputed) fewer per-use casts, so the comparison is between two different graphs."""
+    on the CPU does not. Eager, one CastMatrices node per block and four fewer per-use casts
+    (none with the MLP recomputed), so the comparison is between two different graphs."""
     runs = {}
     for cast_per_block, compiled in ((False, False), (True, False), (True, True)):
         torch.manual_seed(0)
@@ -199,9 +219,10 @@ def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, setting, recomp
         assert all(a.dtype == b.dtype == torch.float32 and torch.equal(a, b) for a, b in zip(grads0, grads))
         assert torch.equal(logits0, logits)
     nodes1, n_layer = runs[True, False][3], tiny_config(arch).n_layer
-    assert nodes0['CastMatricesBackward'] == 0 and nodes1['CastMatricesBackward'] == n_layer
-    # a recomputed MLP's matrices are cast by autocast inside the recomputation, not kept from the forward
-    assert nodes0['ToCopyBackward0'] - nodes1['ToCopyBackward0'] == (2 if recompute == 'mlp' else 4) * n_layer
+    # with recompute='mlp', nothing is cast together: the Functions and the recomputed MLP cast again in the backward
+    cast = recompute != 'mlp'
+    assert nodes0['CastMatricesBackward'] == 0 and nodes1['CastMatricesBackward'] == cast * n_layer
+    assert nodes0['ToCopyBackward0'] - nodes1['ToCopyBackward0'] == cast * 4 * n_layer
 
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 def test_scatter_embedding_grad_adds_the_rows_into_the_heads_gradient(arch, device):
@@ -240,16 +261,19 @@ def test_scatter_embedding_grad_adds_the_rows_into_the_heads_gradient(arch, devi
 
 def test_cast_per_block_leaves_to_autocast_what_it_would_not_save(device):
     """Block.matrices hands autocast the stored matrices without grad (autocast casts each once
-    per region) and where one of them is frozen (all four would ask for weight gradients)."""
+    per region), where one of them is frozen (all four would ask for weight gradients) and with
+    recompute (the Functions and the recomputed MLP cast again in the backward)."""
     block = GPT(tiny_config('gpt2'), kernels='torch').to(device).transformer.h[0]
     stored = (block.attn.c_attn.weight, block.attn.c_proj.weight, block.mlp.c_fc.weight, block.mlp.c_proj.weight)
     x = torch.zeros(1, 1, 64, device=device)
     with torch.autocast(device, dtype=torch.bfloat16):
-        assert all(w.dtype == torch.bfloat16 for w in block.matrices(x, recompute_mlp=False))
+        assert all(w.dtype == torch.bfloat16 for w in block.matrices(x, 'none'))
+        for recompute in ('activation', 'mlp'):
+            assert all(w is p for w, p in zip(block.matrices(x, recompute), stored))
         with torch.no_grad():
-            assert all(w is p for w, p in zip(block.matrices(x, recompute_mlp=False), stored))
+            assert all(w is p for w, p in zip(block.matrices(x, 'none'), stored))
         block.mlp.c_fc.weight.requires_grad_(False)
-        assert all(w is p for w, p in zip(block.matrices(x, recompute_mlp=False), stored))
+        assert all(w is p for w, p in zip(block.matrices(x, 'none'), stored))
 
 def test_architectures_differ_as_specified():
     gpt2 = GPT(tiny_config('gpt2', bias=True), kernels='torch')
