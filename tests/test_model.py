@@ -333,6 +333,34 @@ def test_compile_model_gives_eagers_loss_and_gradients(device):
         for g, ref in zip(grads, runs[0][1]):
             torch.testing.assert_close(g, ref, rtol=1e-4, atol=1e-6)
 
+def test_compile_model_does_not_keep_the_matrices_casts(monkeypatch):
+    """compile_model partitions with PARTITIONER_OPTIONS: under bf16 autocast the backward casts the
+    block matrices again instead of keeping their bf16 casts from the forward, which torch.compile's
+    defaults keep (functorch's min-cut partitioner, as Inductor runs it, with a stand-in for Inductor's
+    code generation that records what the forward saves)."""
+    from torch._functorch.aot_autograd import aot_module_simplified
+    from functorch.compile import min_cut_rematerialization_partition, make_boxed_func
+    import torch._inductor.compile_fx
+
+    def partition_only(gm, example_inputs, config_patches=None):
+        def forward(fw, inputs):
+            saved.extend(n.meta['val'] for n in fw.graph.output_node().args[0] if isinstance(n.meta.get('val'), torch.Tensor))
+            return make_boxed_func(fw.forward)
+        return aot_module_simplified(gm, example_inputs, fw_compiler=forward, partition_fn=min_cut_rematerialization_partition,
+                                     bw_compiler=lambda bw, inputs: make_boxed_func(bw.forward))
+    monkeypatch.setattr(torch._inductor.compile_fx, 'compile_fx', partition_only)
+    kept = {}
+    for name, compile in (('defaults', lambda m: torch.compile(m, backend=partition_only)), ('compile_model', compile_model)):
+        torch._dynamo.reset()
+        model, saved = GPT(tiny_config('gpt2'), kernels='torch', device_type='cpu'), []
+        matrices = {tuple(s) for n, p in model.named_parameters() if n.startswith('transformer.h.') and p.dim() == 2
+                    for s in (p.shape, p.shape[::-1])}  # a transposed view may be what is kept
+        with torch.autocast('cpu', dtype=torch.bfloat16):
+            compile(model)(*batch('cpu'))
+        kept[name] = sum(t.dtype == torch.bfloat16 and tuple(t.shape) in matrices for t in saved)
+    torch._dynamo.reset()
+    assert kept == {'defaults': 4 * tiny_config('gpt2').n_layer, 'compile_model': 0}
+
 def test_cublas_without_workspace_keeps_a_setting_already_made(monkeypatch):
     """train.py's default sets no workspace for cuBLAS and cuBLASLt; a CUBLAS_WORKSPACE_CONFIG of the user's
     stays, and then Lt's is left alone too."""
