@@ -264,8 +264,8 @@ class LinearOfNorm(torch.autograd.Function):
     The norm's backward kernel writes y again in its own pass (kernels.norm.norm_bwd_with_y),
     after y's gradient is made and before the weight gradient's product reads it: one more write
     of the stream's width per norm in the backward, for its bytes off the peak (recompute=
-    'activation'). Returns the product, and h where there is an update. The products are
-    autograd's for F.linear; Triton norms only (Norm.linear)."""
+    'activation'; 'mlp' for the first norm). Returns the product, and h where there is an update.
+    The products are autograd's for F.linear; Triton norms only (Norm.linear)."""
 
     @staticmethod
     def forward(ctx, is_rms, eps, out_dtype, weight, bias, x, update, norm_weight, norm_bias):
@@ -300,7 +300,7 @@ class Norm(nn.Module):
         """(F.linear(y, weight, bias), the stream) for (y, stream) = self(x, update). keep_output=False
         keeps the norm's input and not y for the backward, whose norm kernel writes y again
         (LinearOfNorm); PyTorch's norm keeps y either way (GPT says so once)."""
-        if keep_output or self.backend != 'triton':
+        if keep_output or not kernels.norm.takes_triton(self.op, self.backend, x, update, self.weight, self.bias):
             y, x = self(x, update)
             return F.linear(y, weight, bias), x
         out_dtype = matmul_dtype(x) or (x.dtype if update is None else torch.promote_types(x.dtype, update.dtype))
@@ -309,7 +309,7 @@ class Norm(nn.Module):
 
 class LayerNorm(Norm):
     """LayerNorm with an optional bias, by the kernel or PyTorch, with the residual add fused."""
-    is_rms, eps = False, 1e-5
+    op, is_rms, eps = 'layer_norm', False, 1e-5
 
     def __init__(self, ndim, bias, backend):
         super().__init__()
@@ -324,7 +324,7 @@ class LayerNorm(Norm):
                                   backend=self.backend)
 
 class RMSNorm(Norm):
-    is_rms, bias = True, None
+    op, is_rms, bias = 'rms_norm', True, None
 
     def __init__(self, ndim, backend, eps=1e-6):
         super().__init__()
@@ -436,8 +436,9 @@ class MLP(nn.Module):
         return None if self.bias_in_gelu else self.c_fc.bias
 
     def forward(self, x, w_fc, w_proj):
-        """w_fc, w_proj: c_fc's and c_proj's weights as the block casts them (Block.matrices).
-        The Linears hold the parameters only: their forward is not called (nor their hooks)."""
+        """The MLP from its input x, as recompute='mlp' runs it again; w_fc, w_proj: c_fc's and c_proj's
+        weights as Block.matrices hands them. The Linears hold the parameters only: their forward is not
+        called (nor their hooks)."""
         return self.after_fc(F.linear(x, w_fc, self.fc_bias), w_proj)
 
     def after_fc(self, fc, w_proj, keep_activation=True):
@@ -516,8 +517,9 @@ class Block(nn.Module):
         - a frozen matrix in the block: the Function's outputs would all ask for weight gradients;
         - with recompute: LinearOfNorm and LinearOfActivation keep the stored matrices and cast them
           again in their backward, and a recomputed MLP casts its two inside its region; cast
-          together beforehand, the copies would be kept for the backward (GPT-2 124M: 149 MiB), and
-          the one matrix left (the attention's c_proj) has nothing to be cast together with;
+          together beforehand, the copies would be kept for the backward (GPT-2 124M: 149 MiB). The
+          attention's c_proj goes to autocast too, as do c_attn and c_fc with PyTorch's norms (F.linear
+          keeps their copies either way: only host time would be saved, in a setting asked for memory);
         - under torch.compile: Inductor makes the casts in its own kernels, so there are no host
           calls to save, and on the GPU machine (torch 2.11, CUDA) the compiled graph gave zero
           gradients to the matrices through CastMatrices (docs/perf-notes.md)."""
@@ -724,21 +726,23 @@ def cublas_without_workspace():
 # independent small kernels as one (the weight casts, the embedding's gradient): GPT-2's graphed
 # step -0.4 ms on the H100, LLaMA's -0.05 to -0.17, same losses (docs/perf-notes.md, 2026-11-26).
 INDUCTOR_OPTIONS = {'combo_kernels': True}
-# The min-cut partitioner's settings for those models: free to recompute in the backward what would
-# be a kernel of its own there. By default it keeps every block matrix's bf16 cast from the forward
-# for the backward's products, rather than cast the stored matrix again: GPT-2 124M's graphed step
-# keeps 167 MiB less with this, and is no slower (docs/perf-notes.md, 2026-11-26).
+# The min-cut partitioner's settings for those models: free to recompute in the backward, from what
+# the forward keeps, a tensor that would be a kernel of its own there. By default it keeps every block
+# matrix's bf16 cast from the forward for the backward's products, rather than cast the stored matrix
+# again; with PyTorch's ops it keeps GELU's output too, which it then remakes. GPT-2 124M's graphed
+# step keeps 167 MiB less with this, and is no slower (docs/perf-notes.md, 2026-11-26).
 PARTITIONER_OPTIONS = {'ban_recompute_materialized_backward': False}
 
-def compile_model(model, mode='default'):
-    """torch.compile(model, mode=mode) with INDUCTOR_OPTIONS on top (torch.compile takes a mode
-    or options, not both, so the mode goes in as the options it stands for), partitioned with
-    PARTITIONER_OPTIONS: by a backend of its own, since functorch's settings are the process's
-    and bench.py's baselines compile in the same process with the defaults."""
-    options = {**torch._inductor.list_mode_options(mode), **INDUCTOR_OPTIONS}
+class InductorPartitioned(torch._TorchCompileInductorWrapper):
+    """torch.compile's own Inductor backend for a mode and options, partitioning with
+    PARTITIONER_OPTIONS: functorch's settings are the process's, and bench.py's baselines compile
+    in the same process with the defaults."""
 
-    def inductor(gm, example_inputs):
-        from torch._inductor.compile_fx import compile_fx
+    def __call__(self, model_, inputs_, **kwargs):
         with functorch_config.patch(PARTITIONER_OPTIONS):  # the partition happens in this call
-            return compile_fx(gm, example_inputs, config_patches=options)
-    return torch.compile(model, backend=inductor)
+            return super().__call__(model_, inputs_, **kwargs)
+
+def compile_model(model, mode='default'):
+    """torch.compile(model, mode=mode) with INDUCTOR_OPTIONS on top, partitioned with
+    PARTITIONER_OPTIONS."""
+    return torch.compile(model, backend=InductorPartitioned(mode, INDUCTOR_OPTIONS, None))

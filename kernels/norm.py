@@ -17,7 +17,7 @@ The forward saves rstd (and mean for LayerNorm), fp32, one per row, in one (1 or
 tensor, so the backward reads h, dy, w once and never recomputes the statistics from
 scratch. Asked (norm_bwd_with_y), the backward pass writes y again from h and those
 statistics, for a caller that keeps h but not y, which the next matmul would keep for
-its weight gradient (model.py's LinearOfNorm, recompute='activation'). dw and db: each
+its weight gradient (model.py's LinearOfNorm, for recompute). dw and db: each
 backward program walks a contiguous range of rows keeping fp32 partial sums in
 registers and writes them to an (N, programs) buffer ((2, N, programs) with a bias)
 that one torch sum reduces: no atomics, no locks, the same bits on every run. Each
@@ -269,7 +269,7 @@ def norm_bwd_with_y(dy: torch.Tensor, dh_out: Optional[torch.Tensor], h: torch.T
                     ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """norm_bwd's dh and dw (and db), and the forward's output y in out_dtype made again in the same
     pass from h and the forward's statistics: for a caller that keeps h but not y (model.py's
-    LinearOfNorm, recompute='activation')."""
+    LinearOfNorm, for recompute)."""
     y = torch.empty(h.shape, dtype=out_dtype, device=h.device)
     return (*_norm_bwd(dy, dh_out, h, weight, bias, stats, is_rms, bias is not None, y), y)
 
@@ -302,8 +302,12 @@ class NormFunction(torch.autograd.Function):
         # autograd casts dh to x's and the residual's dtypes where they differ from h's
         return dh, None if r_dtype is None else dh, _cast(dw, w_dtype), _cast(db, b_dtype), None, None, None
 
+def takes_triton(name, backend, x, residual, weight, bias):
+    """Whether this call of the norm `name` runs the kernel: kernels/backend.py's rule, and the width limit."""
+    return use_triton(name, backend, x, residual, weight, bias, limit=_width_problem(x.shape[-1]))
+
 def _norm(name, x, residual, weight, bias, eps, is_rms, out_dtype, backend, ref):
-    if not use_triton(name, backend, x, residual, weight, bias, limit=_width_problem(x.shape[-1])):
+    if not takes_triton(name, backend, x, residual, weight, bias):
         return ref()
     if out_dtype is None and AUTOCAST_FP32[name] and x.device.type == "cuda" and torch.is_autocast_enabled("cuda"):
         out_dtype = torch.float32

@@ -109,13 +109,35 @@ def test_backward_gives_the_output_again(dtype, shape, norm, has_bias, device):
     residual norm's forward and backward (dh is the gradient of x and of the residual alike)."""
     (x, w, b, r), (dy, dh_out) = make_inputs(shape, dtype, device, has_bias, residual=True)
     is_rms, eps = norm == "rms_norm", 1e-6 if norm == "rms_norm" else 1e-5
-    _, h, stats = NORM.norm_fwd(x, r, w, b, eps, is_rms, dtype)
+    y_fwd, h, stats = NORM.norm_fwd(x, r, w, b, eps, is_rms, dtype)
     dh, dwdb, y = NORM.norm_bwd_with_y(dy, dh_out, h, w, b, stats, is_rms, dtype)
     dw, db = (dwdb, None) if b is None else dwdb.unbind()
     results = (y, h), (dh, dw.to(w.dtype), None if db is None else db.to(b.dtype), dh)
     args = [x, w, b, r]
     check_3way_all(names(True), results, forward_backward(call(norm, "torch"), args, [dy, dh_out]),
                    forward_backward(reference(norm), double(args), double([dy, dh_out])))
+    if kernels.INTERPRET:  # the forward's arithmetic in its order; on the GPU the compiler may fuse it otherwise
+        assert torch.equal(y, y_fwd)
+
+
+@pytest.mark.parametrize("norm,has_bias", [("layer_norm", True), ("rms_norm", False)], ids=["ln_bias", "rms"])
+@pytest.mark.parametrize("h_dtype", [torch.float32, torch.bfloat16], ids=["h_fp32", "h_bf16"])
+def test_backward_gives_the_output_again_without_residual_in_another_dtype(h_dtype, norm, has_bias, device):
+    """norm_bwd_with_y where h is the input itself (no residual, no dh_out) and y is asked for in bf16, as
+    the model's first norm under autocast has it (an fp32 stream, or a bf16 one)."""
+    (x, w, b, _), (dy,) = make_inputs((37, 1000), h_dtype, device, has_bias)
+    is_rms, eps = norm == "rms_norm", 1e-6 if norm == "rms_norm" else 1e-5
+    y_fwd, _, stats = NORM.norm_fwd(x, None, w, b, eps, is_rms, torch.bfloat16)
+    dy = dy.to(torch.bfloat16)  # the next matmul's gradient, in its dtype
+    dh, dwdb, y = NORM.norm_bwd_with_y(dy, None, x, w, b, stats, is_rms, torch.bfloat16)
+    dw, db = (dwdb, None) if b is None else dwdb.unbind()
+    args, kw = [x, w, b, None], dict(out_dtype=torch.bfloat16)
+    check_3way_all(names(False), ((y,), (dh, dw.to(w.dtype), None if db is None else db.to(b.dtype), None)),
+                   forward_backward(call(norm, "torch", **kw), args, [dy]),
+                   forward_backward(reference(norm), double(args), double([dy])))
+    assert y.dtype == torch.bfloat16 and dh.dtype == h_dtype
+    if kernels.INTERPRET:
+        assert torch.equal(y, y_fwd)
 
 
 @pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
