@@ -289,9 +289,8 @@ class LinearOfNorm(torch.autograd.Function):
             dh, dwdb, y = kernels.norm.norm_bwd_with_y(dnormed, dh_out, h, norm_weight, norm_bias, stats,
                                                        ctx.is_rms, ctx.out_dtype)
             dw, dbias = linear_weight_grads(ctx, dy2, y.view(dy2.shape[0], -1).to(dy.dtype), weight, ctx.bias_dtype, 3)
-        dnw, dnb = (dwdb, None) if norm_bias is None else dwdb.unbind()
-        return (None, None, None, dw, dbias, dh, dh if ctx.has_update else None,
-                dnw.to(norm_weight.dtype), None if dnb is None else dnb.to(norm_bias.dtype))
+        dnw, dnb = kernels.norm.weight_grads(dwdb, norm_weight.dtype, None if norm_bias is None else norm_bias.dtype)
+        return None, None, None, dw, dbias, dh, dh if ctx.has_update else None, dnw, dnb
 
 class Norm(nn.Module):
     """What LayerNorm and RMSNorm share: the norm with the residual add fused, then a Linear."""
@@ -303,7 +302,7 @@ class Norm(nn.Module):
         if keep_output or not kernels.norm.takes_triton(self.op, self.backend, x, update, self.weight, self.bias):
             y, x = self(x, update)
             return F.linear(y, weight, bias), x
-        out_dtype = matmul_dtype(x) or (x.dtype if update is None else torch.promote_types(x.dtype, update.dtype))
+        out_dtype = kernels.norm.output_dtype(self.op, x, update, matmul_dtype(x))  # as self(x, update) has it
         out = LinearOfNorm.apply(self.is_rms, self.eps, out_dtype, weight, bias, x, update, self.weight, self.bias)
         return out if update is not None else (out, x)
 
@@ -557,9 +556,6 @@ class GPT(nn.Module):
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
               + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else ""))
-        norm_op = 'layer_norm' if config.arch == 'gpt2' else 'rms_norm'
-        if recompute in ('activation', 'mlp') and self.kernels[norm_op] != 'triton':
-            print(f"recompute={recompute!r}: PyTorch's {norm_op} keeps its outputs (the Triton norm's backward makes them again)")
 
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),
@@ -568,6 +564,9 @@ class GPT(nn.Module):
                              for _ in range(config.n_layer)]),
             ln_f=make_norm(config, self.kernels),
         ))
+        norm = self.transformer.ln_f
+        if recompute in ('activation', 'mlp') and norm.backend != 'triton':
+            print(f"recompute={recompute!r}: PyTorch's {norm.op} keeps its outputs (the Triton norm's backward makes them again)")
         if config.arch == 'gpt2':
             self.transformer.wpe = nn.Embedding(config.block_size, config.n_embd)
         else:  # not parameters and not saved: recomputed from the config

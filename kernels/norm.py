@@ -277,6 +277,12 @@ def _cast(t, dtype):
     """t (or None) in dtype; t itself where it is already (Tensor.to costs a dispatch even then)."""
     return t if t is None or t.dtype == dtype else t.to(dtype)
 
+def weight_grads(dwdb, w_dtype, b_dtype):
+    """(dw, db or None) in the weight's and the bias's dtypes, from the backward's fp32 dw, or dw and
+    db stacked (b_dtype None: no bias)."""
+    dw, db = (dwdb, None) if b_dtype is None else dwdb.unbind()
+    return _cast(dw, w_dtype), _cast(db, b_dtype)
+
 class NormFunction(torch.autograd.Function):
     """Autograd for both norms, with or without the residual add. Returns y, or (y, h)."""
 
@@ -298,22 +304,25 @@ class NormFunction(torch.autograd.Function):
         if dy is None:  # only h was used: the norm's parameters get no gradient, as in PyTorch
             return dh_out, None if r_dtype is None else dh_out, None, None, None, None, None
         dh, dwdb = norm_bwd(dy, dh_out, h, weight, stats, ctx.is_rms, b_dtype is not None)
-        dw, db = (dwdb, None) if b_dtype is None else dwdb.unbind()
         # autograd casts dh to x's and the residual's dtypes where they differ from h's
-        return dh, None if r_dtype is None else dh, _cast(dw, w_dtype), _cast(db, b_dtype), None, None, None
+        return dh, None if r_dtype is None else dh, *weight_grads(dwdb, w_dtype, b_dtype), None, None, None
 
 def takes_triton(name, backend, x, residual, weight, bias):
     """Whether this call of the norm `name` runs the kernel: kernels/backend.py's rule, and the width limit."""
     return use_triton(name, backend, x, residual, weight, bias, limit=_width_problem(x.shape[-1]))
 
+def output_dtype(name, x, residual, out_dtype):
+    """The dtype of the norm's y: out_dtype if given, else the torch op's (see the constraints above)."""
+    if out_dtype is not None:
+        return out_dtype
+    if AUTOCAST_FP32[name] and x.device.type == "cuda" and torch.is_autocast_enabled("cuda"):
+        return torch.float32
+    return x.dtype if residual is None else torch.promote_types(x.dtype, residual.dtype)
+
 def _norm(name, x, residual, weight, bias, eps, is_rms, out_dtype, backend, ref):
     if not takes_triton(name, backend, x, residual, weight, bias):
         return ref()
-    if out_dtype is None and AUTOCAST_FP32[name] and x.device.type == "cuda" and torch.is_autocast_enabled("cuda"):
-        out_dtype = torch.float32
-    elif out_dtype is None:
-        out_dtype = x.dtype if residual is None else torch.promote_types(x.dtype, residual.dtype)
-    return NormFunction.apply(x, residual, weight, bias, eps, is_rms, out_dtype)
+    return NormFunction.apply(x, residual, weight, bias, eps, is_rms, output_dtype(name, x, residual, out_dtype))
 
 def layer_norm(x, weight, bias=None, eps=1e-5, residual=None, out_dtype=None, backend="auto"):
     """F.layer_norm(x, (x.shape[-1],), weight, bias, eps); with a residual, (F.layer_norm(h), h)

@@ -116,6 +116,12 @@ def test_the_loss_is_the_fused_op_with_triton_and_nanogpts_with_pytorch(device, 
         GPT(tiny_config('gpt2'), kernels=setting).to(device)(*batch(device))
     assert calls == ["unfused_cross_entropy", "linear_cross_entropy"]
 
+def block_matrix_shapes(model):
+    """The shapes of the blocks' weight matrices, and transposed (what F.linear's backward keeps may be the
+    transposed view): a tensor of one of them, kept for the backward in bf16, is a matrix's cast copy."""
+    return {tuple(s) for name, p in model.named_parameters() if name.startswith('transformer.h.') and p.dim() == 2
+            for s in (p.shape, p.shape[::-1])}
+
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 @pytest.mark.parametrize("setting", ["torch", "triton"])
 def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(arch, setting, device):
@@ -144,8 +150,7 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
     copies = {}  # under autocast: the block matrices' cast copies kept for the backward, by storage
     for mode in ('none', 'activation'):
         model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode).to(device)
-        matrices = {tuple(s) for name, p in model.named_parameters() if name.startswith('transformer.h.') and p.dim() == 2
-                    for s in (p.shape, p.shape[::-1])}  # F.linear may keep the transposed view
+        matrices = block_matrix_shapes(model)
         copies[mode] = set()
 
         def pack(t):
@@ -354,8 +359,7 @@ def test_compile_model_does_not_keep_the_matrices_casts(monkeypatch):
     for name, compile in (('defaults', lambda m: torch.compile(m, backend=partition_only)), ('compile_model', compile_model)):
         torch._dynamo.reset()
         model, saved = GPT(tiny_config('gpt2'), kernels='torch', device_type='cpu'), []
-        matrices = {tuple(s) for n, p in model.named_parameters() if n.startswith('transformer.h.') and p.dim() == 2
-                    for s in (p.shape, p.shape[::-1])}  # a transposed view may be what is kept
+        matrices = block_matrix_shapes(model)
         with torch.autocast('cpu', dtype=torch.bfloat16):
             compile(model)(*batch('cpu'))
         kept[name] = sum(t.dtype == torch.bfloat16 and tuple(t.shape) in matrices for t in saved)

@@ -99,25 +99,32 @@ def test_residual_matches_reference(dtype, shape, norm, device):
     check(norm, args, dys)
 
 
+def backward_with_y(norm, x, r, w, b, dy, dh_out, out_dtype):
+    """norm_fwd, then norm_bwd_with_y on what it kept: (the forward's y, ((y, h), (dh, dw, db, dh))),
+    h and dh's second place only with a residual, the parameters' gradients in their dtypes."""
+    is_rms, eps = norm == "rms_norm", 1e-6 if norm == "rms_norm" else 1e-5
+    y_fwd, h, stats = NORM.norm_fwd(x, r, w, b, eps, is_rms, out_dtype)
+    h = x if r is None else h
+    dh, dwdb, y = NORM.norm_bwd_with_y(dy, dh_out, h, w, b, stats, is_rms, out_dtype)
+    dw, db = NORM.weight_grads(dwdb, w.dtype, None if b is None else b.dtype)
+    return y_fwd, ((y, h)[:1 + (r is not None)], (dh, dw, db, None if r is None else dh))
+
+
 @pytest.mark.parametrize("norm,has_bias", [("layer_norm", True), ("layer_norm", False), ("rms_norm", False)],
                          ids=["ln_bias", "ln_nobias", "rms"])
 @pytest.mark.parametrize("shape", RESIDUAL_SHAPES, ids=ids)
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_backward_gives_the_output_again(dtype, shape, norm, has_bias, device):
-    """norm_bwd_with_y (model.py's LinearOfNorm, recompute='activation'): from h and the forward's
-    statistics, the output made again and every gradient, by the three-way rule against the
-    residual norm's forward and backward (dh is the gradient of x and of the residual alike)."""
+    """norm_bwd_with_y (model.py's LinearOfNorm, for recompute): from h and the forward's statistics,
+    the output made again and every gradient, by the three-way rule against the residual norm's
+    forward and backward (dh is the gradient of x and of the residual alike)."""
     (x, w, b, r), (dy, dh_out) = make_inputs(shape, dtype, device, has_bias, residual=True)
-    is_rms, eps = norm == "rms_norm", 1e-6 if norm == "rms_norm" else 1e-5
-    y_fwd, h, stats = NORM.norm_fwd(x, r, w, b, eps, is_rms, dtype)
-    dh, dwdb, y = NORM.norm_bwd_with_y(dy, dh_out, h, w, b, stats, is_rms, dtype)
-    dw, db = (dwdb, None) if b is None else dwdb.unbind()
-    results = (y, h), (dh, dw.to(w.dtype), None if db is None else db.to(b.dtype), dh)
+    y_fwd, results = backward_with_y(norm, x, r, w, b, dy, dh_out, dtype)
     args = [x, w, b, r]
     check_3way_all(names(True), results, forward_backward(call(norm, "torch"), args, [dy, dh_out]),
                    forward_backward(reference(norm), double(args), double([dy, dh_out])))
     if kernels.INTERPRET:  # the forward's arithmetic in its order; on the GPU the compiler may fuse it otherwise
-        assert torch.equal(y, y_fwd)
+        assert torch.equal(results[0][0], y_fwd)
 
 
 @pytest.mark.parametrize("norm,has_bias", [("layer_norm", True), ("rms_norm", False)], ids=["ln_bias", "rms"])
@@ -126,15 +133,12 @@ def test_backward_gives_the_output_again_without_residual_in_another_dtype(h_dty
     """norm_bwd_with_y where h is the input itself (no residual, no dh_out) and y is asked for in bf16, as
     the model's first norm under autocast has it (an fp32 stream, or a bf16 one)."""
     (x, w, b, _), (dy,) = make_inputs((37, 1000), h_dtype, device, has_bias)
-    is_rms, eps = norm == "rms_norm", 1e-6 if norm == "rms_norm" else 1e-5
-    y_fwd, _, stats = NORM.norm_fwd(x, None, w, b, eps, is_rms, torch.bfloat16)
     dy = dy.to(torch.bfloat16)  # the next matmul's gradient, in its dtype
-    dh, dwdb, y = NORM.norm_bwd_with_y(dy, None, x, w, b, stats, is_rms, torch.bfloat16)
-    dw, db = (dwdb, None) if b is None else dwdb.unbind()
-    args, kw = [x, w, b, None], dict(out_dtype=torch.bfloat16)
-    check_3way_all(names(False), ((y,), (dh, dw.to(w.dtype), None if db is None else db.to(b.dtype), None)),
-                   forward_backward(call(norm, "torch", **kw), args, [dy]),
+    y_fwd, results = backward_with_y(norm, x, None, w, b, dy, None, torch.bfloat16)
+    args = [x, w, b, None]
+    check_3way_all(names(False), results, forward_backward(call(norm, "torch", out_dtype=torch.bfloat16), args, [dy]),
                    forward_backward(reference(norm), double(args), double([dy])))
+    (y,), (dh, *_) = results
     assert y.dtype == torch.bfloat16 and dh.dtype == h_dtype
     if kernels.INTERPRET:
         assert torch.equal(y, y_fwd)
