@@ -30,7 +30,7 @@ import torch._functorch.config
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import kernels
-from kernels.choose import time_ms, graph_ms
+from kernels.choose import time_ms, graph_ms, peak_mib
 from kernels.rotary import rotary_tables
 from model import loss_chunk_bytes
 
@@ -187,17 +187,6 @@ def implementations(case):
 
 
 # measuring ------------------------------------------------------------------------
-
-def peak_mib(fn):
-    """MiB that one fn() allocates at its peak beyond what was allocated before it."""
-    if not cuda:
-        return None
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
-    before = torch.cuda.memory_allocated()
-    fn()
-    torch.cuda.synchronize()
-    return (torch.cuda.max_memory_allocated() - before) / 2 ** 20
 
 def copy_GBps():
     """The copy ceiling measured here, bytes read + written per second over 1 GiB: the better

@@ -104,9 +104,10 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     that `overrides` (the user's use_triton_<name>) leaves at None: each op at batch_size x
     block_size, forward + backward (forward only for sampling: backward=False), Triton vs
     PyTorch, for a step compiled or not and replayed from a CUDA graph or not (graphed:
-    step_graph.py; both decide on GPU time). Prints one line per op with both times. Returns (the overrides to build GPT
-    with: the user's where set, the faster implementation elsewhere; the timings {op:
-    dict(impl, triton_ms, torch_ms, why, failed)}). Not measured: attention with dropout (only SDPA
+    step_graph.py; both decide on GPU time). With recompute in model_args (memory asked for), an
+    implementation whose peak is far above the other's loses first (kernels.choose.by_memory). Prints
+    one line per op with both times and peaks. Returns (the overrides to build GPT with: the user's where
+    set, the chosen implementation elsewhere; the timings {op: dict(impl, triton_ms, torch_ms, why, failed, ...)}). Not measured: attention with dropout (only SDPA
     has it) and, without backward, the loss (sampling makes no loss). An eager training step is
     then checked whole (eager_step_choice; model_args: GPT's other arguments, as it will be built)."""
     overrides = dict(overrides or {})
@@ -120,13 +121,17 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
                                                      model_args.get('loss_chunk_mib')))
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
-    timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward, graphed)
+    memory = model_args.get('recompute', 'none') != 'none'
+    timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward, graphed, memory)
     for op, r in timings.items():
         overrides[name_of[op]] = r['impl'] == 'triton'
         times = '' if r['torch_ms'] is None else (
             f" (per call in a loop: Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms; "
-            f"GPU time alone: {r['triton_gpu_ms'] or float('nan'):.3f} ms, {r['torch_gpu_ms']:.3f} ms)")
-        print(f"  {'WARNING: ' if r['failed'] else ''}{op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
+            f"GPU time alone: {r['triton_gpu_ms'] or float('nan'):.3f} ms, {r['torch_gpu_ms']:.3f} ms"
+            + ('' if r.get('torch_peak_mib') is None else
+               f"; peak {r['triton_peak_mib'] or float('nan'):,.0f} MiB, {r['torch_peak_mib']:,.0f} MiB") + ")")
+        why = r['why'] or ('the smaller peak (recompute asks for memory)' if r.get('by_memory') else None)
+        print(f"  {'WARNING: ' if r['failed'] else ''}{op}: {r['impl']}{times}{', ' + why if why else ''}")
     if backward and not compile and not graphed:
         overrides = eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, timings,
                                       {name_of[op]: op for op in timings}, model_args)
@@ -141,11 +146,11 @@ def eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, 
     two choices differ, a forward + backward step of each is timed and the faster kept;
     measured once per GPU, libraries, model and batch (cached at cache_path). Under DDP rank 0
     decides on one GPU, without the gradients' all-reduce (its hooks add host work to the
-    backward of every choice alike)."""
+    backward of every choice alike). Ops chosen for memory keep their choice in both."""
     by_gpu = dict(overrides)
     for name, op in op_of.items():
         r = timings[op]
-        if not r['failed'] and r.get('triton_gpu_ms') is not None:
+        if not r['failed'] and r.get('triton_gpu_ms') is not None and not r.get('by_memory'):
             by_gpu[name] = r['triton_gpu_ms'] < r['torch_gpu_ms']
     if by_gpu == overrides:
         return overrides

@@ -9,7 +9,9 @@ fails, or is far off, loses). Then, for an eager model, the faster per call in a
 back-to-back calls wins (the larger of the host's and the GPU's time: what the op adds to
 an eager step); for a compiled one, or one whose whole step is replayed from a CUDA graph
 (step_graph.py), the one of less GPU time (CUDA graph replay), as such a step launches
-without Python between ops. Deciding compiled ones on the loop time made GPT-2's step 7%
+without Python between ops. Where the model was asked to save memory (recompute), memory
+decides first: an implementation whose peak is far above the other's loses whatever its
+time (the fused loss against PyTorch's logits, whose times can tie). Deciding compiled ones on the loop time made GPT-2's step 7%
 slower on the H100. For eager steps neither rule holds on every host (an op's launch overhead
 can hide behind another's GPU time: deciding on GPU time made GPT-2's eager step 23% slower on
 the H100 on 2026-11-22, and 9-10% faster there on 2026-11-25), so model.py times the eager training step
@@ -29,6 +31,9 @@ from kernels.backend import triton, why_not_triton_on, TRITON_AVAILABLE
 from kernels.rotary import rotary_tables
 
 AGREE = 0.05  # max |triton - torch| over max |torch|, per output and gradient
+# with memory asked, the larger peak loses when it is this many times and MiB above the other: smaller
+# differences (about 1% of GPT-2's step) are left to time, since an op's own peak need not be the step's
+MEMORY_RATIO, MEMORY_MIB = 1.25, 64
 
 
 def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtype, device,
@@ -146,19 +151,36 @@ def _times(f, inputs, backward, reps):
     return loop, graph_ms(run) or loop
 
 
+def peak_mib(fn):
+    """MiB that one fn() allocates at its peak beyond what was allocated before it; None
+    without a GPU."""
+    if not torch.cuda.is_available():
+        return None
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    fn()
+    torch.cuda.synchronize()
+    return (torch.cuda.max_memory_allocated() - before) / 2**20
+
+
 def measure(make, fn, compile, backward=True, reps=10, graphed=False):
-    """dict(impl, triton_ms, torch_ms, triton_gpu_ms, torch_gpu_ms, why, failed) for one op.
+    """dict(impl, triton_ms, torch_ms, triton_gpu_ms, torch_gpu_ms, triton_peak_mib, torch_peak_mib,
+    why, failed) for one op.
     If the two agree: the faster per call in a loop (*_ms) for an eager model, whose step
     pays each op's launch overhead; the one of less GPU time for a compiled one or a step
     replayed from a CUDA graph (graphed), which launch their kernels without Python in
     between (per op, the compiled call's overhead would decide instead). failed: the Triton
-    kernel raised or disagreed, and PyTorch stands in."""
+    kernel raised or disagreed, and PyTorch stands in. The peaks (peak_mib) are for choose's
+    memory rule."""
     inputs = make()
     impls = {be: torch.compile(fn(be)) if compile else fn(be) for be in ('torch', 'triton')}
     want = _run(impls['torch'], inputs, backward)
     torch_ms, torch_gpu_ms = _times(impls['torch'], inputs, backward, reps)
+    torch_peak_mib = peak_mib(lambda: _run(impls['torch'], inputs, backward))
     lost = lambda why: dict(impl='torch', triton_ms=None, torch_ms=torch_ms, triton_gpu_ms=None,
-                            torch_gpu_ms=torch_gpu_ms, why=why, failed=True)
+                            torch_gpu_ms=torch_gpu_ms, triton_peak_mib=None, torch_peak_mib=torch_peak_mib,
+                            why=why, failed=True)
     try:
         got = _run(impls['triton'], inputs, backward)
         off = max(((g.float() - w.float()).abs().max() / (w.float().abs().max() + 1e-6)).item()
@@ -166,11 +188,25 @@ def measure(make, fn, compile, backward=True, reps=10, graphed=False):
         if not off <= AGREE:  # NaN too
             return lost(f"Triton off by {off:.2g} of the output's scale")
         triton_ms, triton_gpu_ms = _times(impls['triton'], inputs, backward, reps)
+        triton_peak_mib = peak_mib(lambda: _run(impls['triton'], inputs, backward))
     except Exception as e:  # a kernel that cannot compile or launch here loses
         return lost(f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
     triton_wins = triton_gpu_ms < torch_gpu_ms if compile or graphed else triton_ms < torch_ms
     return dict(impl='triton' if triton_wins else 'torch', triton_ms=triton_ms, torch_ms=torch_ms,
-                triton_gpu_ms=triton_gpu_ms, torch_gpu_ms=torch_gpu_ms, why=None, failed=False)
+                triton_gpu_ms=triton_gpu_ms, torch_gpu_ms=torch_gpu_ms, triton_peak_mib=triton_peak_mib,
+                torch_peak_mib=torch_peak_mib, why=None, failed=False)
+
+
+def by_memory(r):
+    """A measurement's choice where memory decides first: the implementation whose peak is
+    MEMORY_RATIO times and MEMORY_MIB above the other's loses (marked by_memory); otherwise r's."""
+    peaks = dict(triton=r.get('triton_peak_mib'), torch=r.get('torch_peak_mib'))
+    if r['failed'] or None in peaks.values():
+        return r
+    for impl, other in (('triton', 'torch'), ('torch', 'triton')):
+        if peaks[other] >= MEMORY_RATIO * peaks[impl] and peaks[other] - peaks[impl] >= MEMORY_MIB:
+            return dict(r, impl=impl, by_memory=True)
+    return r
 
 
 def cache_key(op, shapes, dtype, compile, backward, device, graphed=False):
@@ -179,14 +215,15 @@ def cache_key(op, shapes, dtype, compile, backward, device, graphed=False):
     workspace = f" | cuBLAS workspace {os.environ.get('CUBLAS_WORKSPACE_CONFIG', 'default')}" if device.type == 'cuda' else ''
     return (f"{gpu}{workspace} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
             f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}{' | graphed' if graphed else ''} | "
-            f"{'fwd+bwd' if backward else 'fwd'} | v9")
+            f"{'fwd+bwd' if backward else 'fwd'} | v10")
 
 
-def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True, graphed=False):
-    """{op: dict(impl, triton_ms, torch_ms, why, failed)} for the op_cases, from the cache at
+def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True, graphed=False,
+           memory=False):
+    """{op: dict(impl, triton_ms, torch_ms, why, failed, ...)} for the op_cases, from the cache at
     cache_path (None: no cache) or measured, forward + backward (or forward only), for a step
-    compiled or not and replayed from a CUDA graph or not (graphed). PyTorch everywhere where
-    Triton cannot run."""
+    compiled or not and replayed from a CUDA graph or not (graphed); memory: the model was asked
+    to save memory, which then decides first (by_memory). PyTorch everywhere where Triton cannot run."""
     device = torch.device(device)
     reason = why_not_triton_on(device.type)
     if reason:
@@ -198,7 +235,7 @@ def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backw
         if key not in cache:
             with torch.autocast(device.type, dtype=dtype, enabled=dtype != torch.float32):  # as train.py runs the model
                 cache[key], new = measure(make, fn, compile, backward, graphed=graphed), True
-        chosen[op] = cache[key]
+        chosen[op] = by_memory(cache[key]) if memory else cache[key]
     if new:
         save_cache(cache_path, cache)
     return chosen

@@ -108,9 +108,9 @@ def _gelu_bwd_kernel(
         tl.store(DBias + tl.program_id(0).to(tl.int64) * N + cols, tl.sum(dx, axis=0), mask=cols < N)
 
 # (BLOCK_M, BLOCK_N, num_warps) by pass; tall backward tiles keep the dbias partial
-# sums small (a (M / BLOCK_M, N) buffer). Chosen by `python bench.py --tune=True`:
-# docs/perf-notes.md.
-TILE = {'fwd': (4, 1024, 4), 'bwd': (4, 512, 2)}
+# sums small (a (M / BLOCK_M, N) buffer). Chosen by `python bench.py --tune=True`; the
+# backward's 4 warps by its with-y pass, which 2 warps held to 2.5 TB/s: docs/perf-notes.md.
+TILE = {'fwd': (4, 1024, 4), 'bwd': (4, 512, 4)}
 
 def _grid(M, N, pass_):
     BLOCK_M, BLOCK_N, num_warps = TILE[pass_]

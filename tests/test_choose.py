@@ -2,7 +2,8 @@
 Tests of kernels/choose.py, kernels='auto' by measurement: PyTorch everywhere where Triton
 cannot run (nothing measured), the cache (a hit measures nothing; another shape, dtype or
 library version measures again), a real measurement of two ops (they agree, both timed),
-a wrong kernel losing, and the mapping onto the model's per-op overrides.
+a wrong kernel losing, the mapping onto the model's per-op overrides, and memory deciding
+first where recompute asks for it.
 """
 import json
 
@@ -68,6 +69,15 @@ def test_real_measurement_agrees_and_times_both(op, dtype, device):
     shapes, make, fn = choose.op_cases([op], 2, 8, 16, 2, None, 65, 64, True, dtype, device)[op]
     r = choose.measure(make, fn, compile=False, reps=2)
     assert r['why'] is None and r['impl'] in ('triton', 'torch') and r['triton_ms'] > 0 and r['torch_ms'] > 0
+    peaks = r['triton_peak_mib'], r['torch_peak_mib']
+    assert peaks == (None, None) if device == 'cpu' else min(peaks) > 0
+
+
+def test_peak_mib_counts_what_one_call_holds_at_once_beyond_what_was_there(device):
+    x = torch.zeros(2**20, device=device)  # there before: not counted
+    # a 16 MiB temporary and a 16 MiB result alive together
+    got = choose.peak_mib(lambda: torch.empty(2**22, device=device) + 1)
+    assert got is None if device == 'cpu' else got == 32.0
 
 
 def test_a_wrong_kernel_loses(device):
@@ -226,6 +236,60 @@ def test_whatever_stops_the_eager_step_timing_leaves_the_per_call_choice(monkeyp
     assert overrides == dict(layer_norm=False, mlp=True, attention=False, cross_entropy=True)
     assert "the eager step could not be timed (ValueError: the Triton attention has no dropout)" in capsys.readouterr().out
     assert torch.equal(torch.random.get_rng_state(), state) and choose.load_cache(path) == {}
+
+
+def measured(triton_faster, triton_peak, torch_peak, failed=False):
+    """measure's result: Triton faster or not (both ways), the two peaks in MiB."""
+    return dict(impl='triton' if triton_faster and not failed else 'torch', triton_ms=1.0 if triton_faster else 3.0,
+                torch_ms=2.0, triton_gpu_ms=1.0 if triton_faster else 3.0, torch_gpu_ms=2.0,
+                triton_peak_mib=triton_peak, torch_peak_mib=torch_peak, why='off' if failed else None, failed=failed)
+
+
+@pytest.mark.parametrize("triton_faster, triton_peak, torch_peak, failed, winner, by_memory", [
+    (False, 360.0, 1300.0, False, 'triton', True),  # the fused loss against PyTorch's logits: a tie in time
+    (True, 1300.0, 360.0, False, 'torch', True),
+    (True, 360.0, 1300.0, False, 'triton', True),
+    (False, 100.0, 124.0, False, 'torch', False),  # under MEMORY_RATIO: time decides
+    (True, 100.0, 124.0, False, 'triton', False),
+    (True, 10.0, 60.0, False, 'triton', False),  # 6x, but only 50 MiB: time decides
+    (False, 10.0, 60.0, False, 'torch', False),
+    (False, None, 1300.0, False, 'torch', False),  # no peak (no GPU): time decides
+    (False, 360.0, 1300.0, True, 'torch', False),  # a kernel that failed stays out
+])
+def test_with_memory_asked_a_far_larger_peak_loses_whatever_its_time(triton_faster, triton_peak, torch_peak, failed,
+                                                                     winner, by_memory):
+    got = choose.by_memory(measured(triton_faster, triton_peak, torch_peak, failed))
+    assert got['impl'] == winner and got.get('by_memory', False) == by_memory
+
+
+def test_the_memory_rule_applies_to_a_cached_measurement_only_where_asked(monkeypatch, tmp_path):
+    monkeypatch.setattr(choose, 'why_not_triton_on', lambda device_type: None)  # as on a GPU
+    calls = []
+    monkeypatch.setattr(choose, 'measure', lambda *args, **kwargs: calls.append(1) or measured(False, 360.0, 1300.0))
+    path = str(tmp_path / 'cache.json')
+    assert {r['impl'] for r in choose.choose(cases(), torch.float32, False, 'cpu', path, memory=True).values()} == {'triton'}
+    assert {r['impl'] for r in choose.choose(cases(), torch.float32, False, 'cpu', path).values()} == {'torch'}
+    assert len(calls) == 2 and not any('by_memory' in r for r in choose.load_cache(path).values())  # measured once
+
+
+def test_recompute_asks_for_memory(monkeypatch, capsys):
+    monkeypatch.setattr(choose, 'why_not_triton_on', lambda device_type: None)  # as on a GPU
+    monkeypatch.setattr(choose, 'measure', lambda *args, **kwargs: measured(False, 360.0, 1300.0))
+    for recompute, fused_loss in (('none', False), ('activation', True), ('mlp', True)):
+        overrides, _ = measure_kernels(tiny(), 2, torch.float32, 'cpu', True, None, model_args=dict(recompute=recompute))
+        assert overrides['cross_entropy'] is fused_loss and overrides['layer_norm'] is fused_loss
+    assert ("  cross_entropy: triton (per call in a loop: Triton 3.000 ms, PyTorch 2.000 ms; GPU time alone: 3.000 ms, "
+            "2.000 ms; peak 360 MiB, 1,300 MiB), the smaller peak (recompute asks for memory)") in capsys.readouterr().out
+
+
+def test_an_op_chosen_for_memory_keeps_its_choice_in_the_eager_step_check(monkeypatch, tmp_path, disagreeing):
+    import model
+    timed = []
+    monkeypatch.setattr(model, '_eager_step_ms', lambda *args: timed.append(dict(args[4])) or 1.0)
+    disagreeing['cross_entropy'] = dict(op_result(False, False), impl='triton', by_memory=True)
+    measure_kernels(tiny(), 2, torch.bfloat16, 'cpu', False, str(tmp_path / 'cache.json'),
+                    model_args=dict(recompute='activation'))
+    assert len(timed) == 2 and all(t['cross_entropy'] for t in timed)
 
 
 def test_no_triton_here_means_no_eager_step_check(monkeypatch):
