@@ -104,24 +104,26 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     that `overrides` (the user's use_triton_<name>) leaves at None: each op at batch_size x
     block_size, forward + backward (forward only for sampling: backward=False), Triton vs
     PyTorch, for a step compiled or not and replayed from a CUDA graph or not (graphed:
-    step_graph.py; both decide on GPU time). With recompute in model_args (memory asked for), an
-    implementation whose peak is far above the other's loses first (kernels.choose.by_memory). Prints
-    one line per op with both times and peaks. Returns (the overrides to build GPT with: the user's where
-    set, the chosen implementation elsewhere; the timings {op: dict(impl, triton_ms, torch_ms, why, failed, ...)}). Not measured: attention with dropout (only SDPA
-    has it) and, without backward, the loss (sampling makes no loss). An eager training step is
-    then checked whole (eager_step_choice; model_args: GPT's other arguments, as it will be built)."""
+    step_graph.py; both decide on GPU time; then, with a recompute other than 'none' in model_args,
+    an implementation whose peak is far above the other's loses first: kernels.choose.by_memory).
+    Prints one line per op with both times and peaks. Returns (the overrides to build GPT with: the
+    user's where set, the chosen implementation elsewhere; the timings {op: dict(impl, triton_ms,
+    torch_ms, why, failed, ...)}). Not measured: attention with dropout (only SDPA has it) and,
+    without backward, the loss (sampling makes no loss). An eager training step is then checked
+    whole (eager_step_choice; model_args: GPT's other arguments, as it will be built)."""
     overrides = dict(overrides or {})
     name_of = {op: name for name, ops in OVERRIDES.items() for op in ops}
     ops = [op for op in ARCH_OPS[config.arch] if overrides.get(name_of[op]) is None
            and not (op == 'attention' and config.dropout > 0) and (backward or op != 'cross_entropy')]
     model_args = model_args or {}
+    recompute = model_args.get('recompute', 'none')
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
                                     config.vocab_size, mlp_hidden(config), config.bias, dtype, device,
-                                    loss_chunk_bytes(model_args.get('recompute', 'none'), config.vocab_size,
-                                                     model_args.get('loss_chunk_mib')))
+                                    loss_chunk_bytes(recompute, config.vocab_size, model_args.get('loss_chunk_mib')))
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
-    memory = model_args.get('recompute', 'none') != 'none'
+    # an eager step's time is its host's, which the eager step check weighs whole: memory decides only for GPU time
+    memory = recompute != 'none' and (compile or graphed)
     timings = kernels.choose.choose(cases, dtype, compile, device, cache_path, backward, graphed, memory)
     for op, r in timings.items():
         overrides[name_of[op]] = r['impl'] == 'triton'
@@ -130,7 +132,8 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
             f"GPU time alone: {r['triton_gpu_ms'] or float('nan'):.3f} ms, {r['torch_gpu_ms']:.3f} ms"
             + ('' if r.get('torch_peak_mib') is None else
                f"; peak {r['triton_peak_mib'] or float('nan'):,.0f} MiB, {r['torch_peak_mib']:,.0f} MiB") + ")")
-        why = r['why'] or ('the smaller peak (recompute asks for memory)' if r.get('by_memory') else None)
+        by_memory = 'the smaller peak, not the shorter time (recompute asks for memory)' if r.get('by_memory') else None
+        why = r['why'] or by_memory
         print(f"  {'WARNING: ' if r['failed'] else ''}{op}: {r['impl']}{times}{', ' + why if why else ''}")
     if backward and not compile and not graphed:
         overrides = eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, timings,
@@ -146,11 +149,11 @@ def eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, 
     two choices differ, a forward + backward step of each is timed and the faster kept;
     measured once per GPU, libraries, model and batch (cached at cache_path). Under DDP rank 0
     decides on one GPU, without the gradients' all-reduce (its hooks add host work to the
-    backward of every choice alike). Ops chosen for memory keep their choice in both."""
+    backward of every choice alike)."""
     by_gpu = dict(overrides)
     for name, op in op_of.items():
         r = timings[op]
-        if not r['failed'] and r.get('triton_gpu_ms') is not None and not r.get('by_memory'):
+        if not r['failed'] and r.get('triton_gpu_ms') is not None:
             by_gpu[name] = r['triton_gpu_ms'] < r['torch_gpu_ms']
     if by_gpu == overrides:
         return overrides

@@ -9,15 +9,16 @@ fails, or is far off, loses). Then, for an eager model, the faster per call in a
 back-to-back calls wins (the larger of the host's and the GPU's time: what the op adds to
 an eager step); for a compiled one, or one whose whole step is replayed from a CUDA graph
 (step_graph.py), the one of less GPU time (CUDA graph replay), as such a step launches
-without Python between ops. Where the model was asked to save memory (recompute), memory
-decides first: an implementation whose peak is far above the other's loses whatever its
-time (the fused loss against PyTorch's logits, whose times can tie). Deciding compiled ones on the loop time made GPT-2's step 7%
+without Python between ops. Deciding compiled ones on the loop time made GPT-2's step 7%
 slower on the H100. For eager steps neither rule holds on every host (an op's launch overhead
 can hide behind another's GPU time: deciding on GPU time made GPT-2's eager step 23% slower on
-the H100 on 2026-11-22, and 9-10% faster there on 2026-11-25), so model.py times the eager training step
-with both choices where they differ (eager_step_choice; docs/perf-notes.md).
-Decisions are cached in a JSON file keyed by the GPU, the torch and triton versions, the
-op, its shapes, the dtype, compile and graphed, so a second start measures nothing.
+the H100 on 2026-11-22, and 9-10% faster there on 2026-11-25), so model.py times the eager
+training step with both choices where they differ (eager_step_choice; docs/perf-notes.md).
+Where a step decided on GPU time was asked to save memory (model.py: recompute), memory
+decides first (by_memory): the fused loss against PyTorch's logits, whose GPU times can tie.
+The measurements are cached in a JSON file keyed by the GPU, the torch and triton versions,
+the op, its shapes, the dtype, compile and graphed, so a second start measures nothing (the
+memory rule is applied on reading them).
 """
 import os
 import json
@@ -31,8 +32,9 @@ from kernels.backend import triton, why_not_triton_on, TRITON_AVAILABLE
 from kernels.rotary import rotary_tables
 
 AGREE = 0.05  # max |triton - torch| over max |torch|, per output and gradient
-# with memory asked, the larger peak loses when it is this many times and MiB above the other: smaller
-# differences (about 1% of GPT-2's step) are left to time, since an op's own peak need not be the step's
+# with memory asked, the larger peak loses when it is at least this many times the other's and this many MiB
+# more: smaller differences (about 1% of GPT-2's step's peak) are left to time, since an op's own peak need
+# not fall at the step's
 MEMORY_RATIO, MEMORY_MIB = 1.25, 64
 
 
@@ -152,8 +154,8 @@ def _times(f, inputs, backward, reps):
 
 
 def peak_mib(fn):
-    """MiB that one fn() allocates at its peak beyond what was allocated before it; None
-    without a GPU."""
+    """MiB that one fn() allocates at its peak beyond what was allocated before it, on the
+    current CUDA device (where time_ms and graph_ms time it too); None without a GPU."""
     if not torch.cuda.is_available():
         return None
     torch.cuda.synchronize()
@@ -198,13 +200,15 @@ def measure(make, fn, compile, backward=True, reps=10, graphed=False):
 
 
 def by_memory(r):
-    """A measurement's choice where memory decides first: the implementation whose peak is
-    MEMORY_RATIO times and MEMORY_MIB above the other's loses (marked by_memory); otherwise r's."""
+    """A measurement's choice where memory decides first: an implementation whose peak is at
+    least MEMORY_RATIO times the other's and MEMORY_MIB more loses. Where that overturns the
+    choice by time, the result says so (by_memory); otherwise it is r."""
     peaks = dict(triton=r.get('triton_peak_mib'), torch=r.get('torch_peak_mib'))
-    if r['failed'] or None in peaks.values():
+    if r['failed'] or None in peaks.values():  # a kernel that failed stays out
         return r
     for impl, other in (('triton', 'torch'), ('torch', 'triton')):
-        if peaks[other] >= MEMORY_RATIO * peaks[impl] and peaks[other] - peaks[impl] >= MEMORY_MIB:
+        far_above = peaks[other] >= MEMORY_RATIO * peaks[impl] and peaks[other] - peaks[impl] >= MEMORY_MIB
+        if far_above and r['impl'] != impl:
             return dict(r, impl=impl, by_memory=True)
     return r
 
@@ -222,8 +226,8 @@ def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backw
            memory=False):
     """{op: dict(impl, triton_ms, torch_ms, why, failed, ...)} for the op_cases, from the cache at
     cache_path (None: no cache) or measured, forward + backward (or forward only), for a step
-    compiled or not and replayed from a CUDA graph or not (graphed); memory: the model was asked
-    to save memory, which then decides first (by_memory). PyTorch everywhere where Triton cannot run."""
+    compiled or not and replayed from a CUDA graph or not (graphed); memory: memory decides first
+    (by_memory). PyTorch everywhere where Triton cannot run."""
     device = torch.device(device)
     reason = why_not_triton_on(device.type)
     if reason:

@@ -109,7 +109,8 @@ def _gelu_bwd_kernel(
 
 # (BLOCK_M, BLOCK_N, num_warps) by pass; tall backward tiles keep the dbias partial
 # sums small (a (M / BLOCK_M, N) buffer). Chosen by `python bench.py --tune=True`; the
-# backward's 4 warps by its with-y pass, which 2 warps held to 2.5 TB/s: docs/perf-notes.md.
+# backward's 4 warps by its with-y pass (recompute='activation'), which --tune does not
+# time and 2 warps held to 2.5 TB/s: docs/perf-notes.md.
 TILE = {'fwd': (4, 1024, 4), 'bwd': (4, 512, 4)}
 
 def _grid(M, N, pass_):
