@@ -450,7 +450,10 @@ if cuda_graph:  # the graph reads each micro-step's batch from one place; the ba
         graphed_step()
 else:
     step = lambda: train_step(next_batch)
-t0 = time.time()
+# time per iteration, logged: the mean since the last log, read after its host sync. Nothing syncs in between, so a
+# step's host side can run many steps ahead of the GPU (a replayed CUDA graph is one launch): one iteration's host
+# time is not its time. Evals and checkpoints are left out.
+t_log, iters_logged = time.time(), 0
 try:
     while True:
         lr = get_lr(iter_num) if decay_lr else learning_rate
@@ -458,6 +461,9 @@ try:
             set_lr(param_group, param_group['base_lr'] * lr / learning_rate)
 
         if iter_num % eval_interval == 0 or eval_only:
+            if device_type == 'cuda':
+                torch.cuda.synchronize()  # the steps queued before the eval end here, in their own time
+            t_eval = time.time()
             rng = rng_states()  # before the eval: it draws nothing, and a resumed run redoes it
             if master_process:
                 losses = estimate_loss()
@@ -468,16 +474,18 @@ try:
                     best_val_loss = min(best_val_loss, losses['val'])
                     if iter_num > 0:
                         save_checkpoint(rng)
+            t_log += time.time() - t_eval
         if eval_only:
             ended = 'eval_only'
             break
 
         step()
 
-        t1 = time.time()
-        dt, t0 = t1 - t0, t1
+        iters_logged += 1
         if iter_num % log_interval == 0:  # every rank reads the counters: a stop must be every rank's
             lossf, skipped, in_a_row = torch.cat([loss_sum.view(1), nonfinite]).tolist()  # a host sync: only on log steps
+            t1 = time.time()
+            dt, t_log, iters_logged = (t1 - t_log) / iters_logged, t1, 0
             skipped, in_a_row = int(skipped), int(in_a_row)
             if skipped > skipped_logged:
                 skipped_logged = skipped

@@ -5,6 +5,7 @@ import os
 import re
 import sys
 import glob
+import statistics
 import subprocess
 
 import pytest
@@ -33,6 +34,10 @@ def run(script, *args, env=None, check=True):
 
 def iter_losses(stdout):
     return {int(i): float(l) for i, l in re.findall(r"^iter (\d+): loss ([\d.]+)", stdout, re.M)}
+
+def iter_times(stdout):
+    """{iter: ms per iteration as logged}"""
+    return {int(i): float(t) for i, t in re.findall(r"^iter (\d+): loss [\d.]+, time ([\d.]+)ms", stdout, re.M)}
 
 @pytest.fixture(scope='module')
 def trained(data_root, tmp_path_factory, device):
@@ -90,6 +95,27 @@ def test_autocast_residual_reaches_the_model(data_root, tmp_path):
     assert "the residual stream in autocast's dtype" in p.stdout
     losses = iter_losses(p.stdout)
     assert losses[10] < losses[0], losses
+
+def test_the_logged_time_leaves_out_the_eval(data_root, tmp_path, device):
+    """The time logged at an eval's iteration is the steps' (the eval at iter 20 runs 2 x 100 batches: before the
+    fix, the time logged there was mostly the eval's)."""
+    p = run('train.py', *TINY, f'--data_root={data_root}', f'--out_dir={tmp_path}', f'--device={device}',
+            '--max_iters=30', '--eval_interval=20', '--eval_iters=100')
+    times = iter_times(p.stdout)
+    assert sorted(times) == [0, 10, 20, 30] and times[20] < 3 * times[10], times
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_the_logged_time_is_the_steps_while_the_host_runs_ahead(data_root, tmp_path):
+    """Replayed from a CUDA graph (one launch a step), the host queues steps far ahead of the GPU between logs:
+    the time logged every 10 iterations is the mean since the last log, as a log (and a host sync) every
+    iteration measures it. The model is the char config's, large enough for its GPU time to exceed the host's."""
+    times = {}
+    for every in (1, 10):
+        p = run('train.py', 'config/train_shakespeare_char.py', f'--data_root={data_root}', f'--out_dir={tmp_path}/{every}',
+                '--device=cuda', '--compile=False', '--kernels=torch', '--cuda_graph=True', '--max_iters=40',
+                '--eval_interval=1000', '--eval_iters=2', f'--log_interval={every}')
+        times[every] = statistics.median(t for i, t in iter_times(p.stdout).items() if i >= 20)
+    assert 0.5 < times[10] / times[1] < 2, times
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
 def test_cuda_graphs_train_as_the_default_compile(data_root, tmp_path):
