@@ -104,8 +104,8 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     that `overrides` (the user's use_triton_<name>) leaves at None: each op at batch_size x
     block_size, forward + backward (forward only for sampling: backward=False), Triton vs
     PyTorch, for a step compiled or not and replayed from a CUDA graph or not (graphed:
-    step_graph.py; both decide on GPU time; then, with a recompute other than 'none' in model_args,
-    an implementation whose peak is far above the other's loses first: kernels.choose.by_memory).
+    step_graph.py; both decide on GPU time, and with a recompute other than 'none' in model_args an
+    implementation whose peak is far above the other's loses first: kernels.choose.by_memory).
     Prints one line per op with both times and peaks. Returns (the overrides to build GPT with: the
     user's where set, the chosen implementation elsewhere; the timings {op: dict(impl, triton_ms,
     torch_ms, why, failed, ...)}). Not measured: attention with dropout (only SDPA has it) and,
