@@ -132,8 +132,7 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
             f"GPU time alone: {r['triton_gpu_ms'] or float('nan'):.3f} ms, {r['torch_gpu_ms']:.3f} ms"
             + ('' if r.get('torch_peak_mib') is None else
                f"; peak {r['triton_peak_mib'] or float('nan'):,.0f} MiB, {r['torch_peak_mib']:,.0f} MiB") + ")")
-        by_memory = 'the smaller peak, not the shorter time (recompute asks for memory)' if r.get('by_memory') else None
-        why = r['why'] or by_memory
+        why = r['why'] or ('the smaller peak, not the shorter time (recompute asks for memory)' if r.get('by_memory') else None)
         print(f"  {'WARNING: ' if r['failed'] else ''}{op}: {r['impl']}{times}{', ' + why if why else ''}")
     if backward and not compile and not graphed:
         overrides = eager_step_choice(config, batch_size, dtype, device, cache_path, overrides, timings,
