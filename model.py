@@ -545,7 +545,7 @@ class GPT(nn.Module):
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
         if recompute not in RECOMPUTE:
             raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
-        self.config, self.recompute_blocks = config, recompute == 'block'
+        self.config, self.recompute, self.recompute_blocks = config, recompute, recompute == 'block'
         self.loss_chunk_bytes = loss_chunk_bytes(recompute, config.vocab_size, loss_chunk_mib)
         # the residual stream in autocast's dtype (bf16) instead of fp32, as Megatron-LM keeps it by
         # default: the norms' passes over the stream move 8 bytes per element instead of 12-14, the
@@ -731,7 +731,12 @@ def cublas_without_workspace():
 # bench.py's kernels variants; its baselines compile as nanoGPT does). Combo kernels launch
 # independent small kernels as one (the weight casts, the embedding's gradient): GPT-2's graphed
 # step -0.4 ms on the H100, LLaMA's -0.05 to -0.17, same losses (docs/perf-notes.md, 2026-11-26).
+# Not where a checkpointed region is recomputed ('mlp', 'block'): the regions' recomputed kernels in
+# the backward are independent of each other, and torch 2.11's Inductor combined those of many layers
+# into one kernel, so their inputs were all made again at once (LLaMA's 'mlp' step: 3,902 MiB, against
+# 3,168 eager; docs/perf-notes.md, 2026-11-26).
 INDUCTOR_OPTIONS = {'combo_kernels': True}
+RECOMPUTE_WITHOUT_COMBO = ('mlp', 'block')
 # The min-cut partitioner's settings for those models: free to recompute in the backward, from what
 # the forward keeps, a tensor that would be a kernel of its own there. By default it keeps every block
 # matrix's bf16 cast from the forward for the backward's products, rather than cast the stored matrix
@@ -749,6 +754,7 @@ class InductorPartitioned(torch._TorchCompileInductorWrapper):
             return super().__call__(model_, inputs_, **kwargs)
 
 def compile_model(model, mode='default'):
-    """torch.compile(model, mode=mode) with INDUCTOR_OPTIONS on top, partitioned with
-    PARTITIONER_OPTIONS."""
-    return torch.compile(model, backend=InductorPartitioned(mode, INDUCTOR_OPTIONS, None))
+    """torch.compile(model, mode=mode) with INDUCTOR_OPTIONS on top (without combo kernels where
+    the model recomputes a checkpointed region), partitioned with PARTITIONER_OPTIONS."""
+    options = dict(INDUCTOR_OPTIONS, **({'combo_kernels': False} if model.recompute in RECOMPUTE_WITHOUT_COMBO else {}))
+    return torch.compile(model, backend=InductorPartitioned(mode, options, None))

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import kernels
-from model import GPT, GPTConfig, compile_model, cublas_without_workspace, pick_kernels, mlp_hidden, loss_chunk_bytes as model_loss_chunk_bytes
+from model import GPT, GPTConfig, RECOMPUTE, compile_model, cublas_without_workspace, pick_kernels, mlp_hidden, loss_chunk_bytes as model_loss_chunk_bytes
 
 def tiny_config(arch, **kw):
     return GPTConfig(block_size=32, vocab_size=67, n_layer=2, n_head=4, n_embd=64, arch=arch,
@@ -367,6 +367,24 @@ def test_compile_model_does_not_keep_the_matrices_casts(monkeypatch):
     torch._dynamo.reset()
     assert kept == {'defaults': 4 * tiny_config('gpt2').n_layer, 'compile_model': 0}
     assert kept_bytes['compile_model'] < kept_bytes['defaults']  # what else the switch remakes is kept less, not more
+
+@pytest.mark.parametrize("recompute", RECOMPUTE)
+def test_compile_model_combines_kernels_unless_a_region_is_recomputed(recompute, monkeypatch):
+    """compile_model asks Inductor for combo kernels, except where a checkpointed region is recomputed
+    ('mlp', 'block'): there torch 2.11's Inductor combined the recomputed kernels of many layers, and so
+    made their inputs again all at once (model.RECOMPUTE_WITHOUT_COMBO)."""
+    import torch._inductor.compile_fx
+    asked = []
+
+    def record(gm, example_inputs, config_patches=None, **kwargs):
+        asked.append((config_patches or {}).get('combo_kernels'))
+        return gm.forward
+    monkeypatch.setattr(torch._inductor.compile_fx, 'compile_fx', record)
+    torch._dynamo.reset()
+    model = GPT(tiny_config('llama'), kernels='torch', device_type='cpu', recompute=recompute)
+    compile_model(model)(*batch('cpu'))
+    torch._dynamo.reset()
+    assert asked and set(asked) == {recompute not in ('mlp', 'block')}
 
 def test_cublas_without_workspace_keeps_a_setting_already_made(monkeypatch):
     """train.py's default sets no workspace for cuBLAS and cuBLASLt; a CUBLAS_WORKSPACE_CONFIG of the user's
