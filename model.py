@@ -731,12 +731,13 @@ def cublas_without_workspace():
 # bench.py's kernels variants; its baselines compile as nanoGPT does). Combo kernels launch
 # independent small kernels as one (the weight casts, the embedding's gradient): GPT-2's graphed
 # step -0.4 ms on the H100, LLaMA's -0.05 to -0.17, same losses (docs/perf-notes.md, 2026-11-26).
-# Not where a checkpointed region is recomputed ('mlp', 'block'): the regions' recomputed kernels in
-# the backward are independent of each other, and torch 2.11's Inductor combined those of many layers
-# into one kernel, so their inputs were all made again at once (LLaMA's 'mlp' step: 3,902 MiB, against
-# 3,168 eager; docs/perf-notes.md, 2026-11-26).
+# Not where a recomputed checkpointed region ('mlp', 'block') holds PyTorch's MLP activation: Inductor
+# makes that activation's kernel, the recomputed ones of different layers are independent of each
+# other in the backward, and torch 2.11's Inductor combined 8 layers' into one, so their c_fc products
+# were all made again at once (LLaMA's compiled 'mlp' step: 3,902 MiB without this, 3,022 with it, at the
+# same speed). The Triton activation is not Inductor's to combine: there combo kernels cost no memory and
+# save ~0.2 ms (GPT-2's 'mlp' and 'block'; docs/perf-notes.md, 2026-11-26).
 INDUCTOR_OPTIONS = {'combo_kernels': True}
-RECOMPUTE_WITHOUT_COMBO = ('mlp', 'block')
 # The min-cut partitioner's settings for those models: free to recompute in the backward, from what
 # the forward keeps, a tensor that would be a kernel of its own there. By default it keeps every block
 # matrix's bf16 cast from the forward for the backward's products, rather than cast the stored matrix
@@ -754,7 +755,8 @@ class InductorPartitioned(torch._TorchCompileInductorWrapper):
             return super().__call__(model_, inputs_, **kwargs)
 
 def compile_model(model, mode='default'):
-    """torch.compile(model, mode=mode) with INDUCTOR_OPTIONS on top (without combo kernels where
-    the model recomputes a checkpointed region), partitioned with PARTITIONER_OPTIONS."""
-    options = dict(INDUCTOR_OPTIONS, **({'combo_kernels': False} if model.recompute in RECOMPUTE_WITHOUT_COMBO else {}))
-    return torch.compile(model, backend=InductorPartitioned(mode, options, None))
+    """torch.compile(model, mode=mode) with INDUCTOR_OPTIONS on top (without combo kernels where a
+    recomputed region holds PyTorch's MLP activation), partitioned with PARTITIONER_OPTIONS."""
+    torch_activation = model.kernels['swiglu' if model.config.arch == 'llama' else 'gelu'] == 'torch'
+    combo = not (model.recompute in ('mlp', 'block') and torch_activation)
+    return torch.compile(model, backend=InductorPartitioned(mode, dict(INDUCTOR_OPTIONS, combo_kernels=combo), None))

@@ -369,10 +369,12 @@ def test_compile_model_does_not_keep_the_matrices_casts(monkeypatch):
     assert kept_bytes['compile_model'] < kept_bytes['defaults']  # what else the switch remakes is kept less, not more
 
 @pytest.mark.parametrize("recompute", RECOMPUTE)
-def test_compile_model_combines_kernels_unless_a_region_is_recomputed(recompute, monkeypatch):
-    """compile_model asks Inductor for combo kernels, except where a checkpointed region is recomputed
-    ('mlp', 'block'): there torch 2.11's Inductor combined the recomputed kernels of many layers, and so
-    made their inputs again all at once (model.RECOMPUTE_WITHOUT_COMBO)."""
+@pytest.mark.parametrize("arch,triton_activation", [("llama", False), ("gpt2", False), ("llama", True)])
+def test_compile_model_combines_kernels_unless_a_recomputed_region_holds_torchs_activation(arch, triton_activation, recompute,
+                                                                                            monkeypatch):
+    """compile_model asks Inductor for combo kernels, except where a recomputed checkpointed region ('mlp',
+    'block') holds PyTorch's MLP activation: torch 2.11's Inductor combined the recomputed activation kernels
+    of many layers there, and so made their inputs again all at once."""
     import torch._inductor.compile_fx
     asked = []
 
@@ -381,10 +383,10 @@ def test_compile_model_combines_kernels_unless_a_region_is_recomputed(recompute,
         return gm.forward
     monkeypatch.setattr(torch._inductor.compile_fx, 'compile_fx', record)
     torch._dynamo.reset()
-    model = GPT(tiny_config('llama'), kernels='torch', device_type='cpu', recompute=recompute)
+    model = GPT(tiny_config(arch), kernels='torch', device_type='cpu', overrides={'mlp': triton_activation}, recompute=recompute)
     compile_model(model)(*batch('cpu'))
     torch._dynamo.reset()
-    assert asked and set(asked) == {recompute not in ('mlp', 'block')}
+    assert asked and set(asked) == {triton_activation or recompute not in ('mlp', 'block')}
 
 def test_cublas_without_workspace_keeps_a_setting_already_made(monkeypatch):
     """train.py's default sets no workspace for cuBLAS and cuBLASLt; a CUBLAS_WORKSPACE_CONFIG of the user's
