@@ -757,6 +757,6 @@ class InductorPartitioned(torch._TorchCompileInductorWrapper):
 def compile_model(model, mode='default'):
     """torch.compile(model, mode=mode) with INDUCTOR_OPTIONS on top (without combo kernels where a
     recomputed region holds PyTorch's MLP activation), partitioned with PARTITIONER_OPTIONS."""
-    torch_activation = model.kernels['swiglu' if model.config.arch == 'llama' else 'gelu'] == 'torch'
+    torch_activation = model.kernels[next(op for op in OVERRIDES['mlp'] if op in model.kernels)] == 'torch'
     combo = not (model.recompute in ('mlp', 'block') and torch_activation)
     return torch.compile(model, backend=InductorPartitioned(mode, dict(INDUCTOR_OPTIONS, combo_kernels=combo), None))

@@ -369,9 +369,10 @@ def test_compile_model_does_not_keep_the_matrices_casts(monkeypatch):
     assert kept_bytes['compile_model'] < kept_bytes['defaults']  # what else the switch remakes is kept less, not more
 
 @pytest.mark.parametrize("recompute", RECOMPUTE)
-@pytest.mark.parametrize("arch,triton_activation", [("llama", False), ("gpt2", False), ("llama", True)])
+@pytest.mark.parametrize("triton_activation", [False, True])
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
 def test_compile_model_combines_kernels_unless_a_recomputed_region_holds_torchs_activation(arch, triton_activation, recompute,
-                                                                                            monkeypatch):
+                                                                                            device, monkeypatch):
     """compile_model asks Inductor for combo kernels, except where a recomputed checkpointed region ('mlp',
     'block') holds PyTorch's MLP activation: torch 2.11's Inductor combined the recomputed activation kernels
     of many layers there, and so made their inputs again all at once."""
@@ -383,8 +384,9 @@ def test_compile_model_combines_kernels_unless_a_recomputed_region_holds_torchs_
         return gm.forward
     monkeypatch.setattr(torch._inductor.compile_fx, 'compile_fx', record)
     torch._dynamo.reset()
-    model = GPT(tiny_config(arch), kernels='torch', device_type='cpu', overrides={'mlp': triton_activation}, recompute=recompute)
-    compile_model(model)(*batch('cpu'))
+    model = GPT(tiny_config(arch), kernels='torch', device_type=device, overrides={'mlp': triton_activation},
+                recompute=recompute).to(device)
+    compile_model(model)(*batch(device))
     torch._dynamo.reset()
     assert asked and set(asked) == {triton_activation or recompute not in ('mlp', 'block')}
 
