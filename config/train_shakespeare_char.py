@@ -28,6 +28,6 @@ beta2 = 0.99  # a little larger: few tokens per iteration
 warmup_iters = 100
 
 # a model this small leaves the GPU waiting on Python's launches: the whole step (forward,
-# backward, AdamW) replayed from one CUDA graph (H100, per iteration: 14.4 ms compiled, 7.0 ms
-# with compile_mode='reduce-overhead', 6.3 ms so; docs/perf-notes.md)
+# backward, AdamW) replayed from one CUDA graph (H100, per iteration: 19.6 ms compiled, 8.3 ms
+# with compile_mode='reduce-overhead', 6.2 ms so, on one machine; docs/perf-notes.md)
 cuda_graph = True
