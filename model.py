@@ -734,8 +734,8 @@ def cublas_without_workspace():
 # Not where a recomputed checkpointed region ('mlp', 'block') holds PyTorch's MLP activation: Inductor
 # makes that activation's kernel, the recomputed ones of different layers are independent of each
 # other in the backward, and torch 2.11's Inductor combined 8 layers' into one, so their c_fc products
-# were all made again at once (LLaMA's compiled 'mlp' step: 3,902 MiB without this, 3,022 with it, at the
-# same speed). The Triton activation is not Inductor's to combine: there combo kernels cost no memory and
+# were all made again at once (LLaMA's compiled graphed steps without this and with it: 'mlp' 3,902 -> 3,022
+# MiB at the same speed, 'block' 4,114 -> 3,238 MiB and 0.2 ms faster). The Triton activation is not Inductor's to combine: there combo kernels cost no memory and
 # save ~0.2 ms (GPT-2's 'mlp' and 'block'; docs/perf-notes.md, 2026-11-26).
 INDUCTOR_OPTIONS = {'combo_kernels': True}
 # The min-cut partitioner's settings for those models: free to recompute in the backward, from what
