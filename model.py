@@ -545,7 +545,7 @@ class GPT(nn.Module):
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {config.arch!r}")
         if recompute not in RECOMPUTE:
             raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
-        self.config, self.recompute, self.recompute_blocks = config, recompute, recompute == 'block'
+        self.config, self.recompute = config, recompute
         self.loss_chunk_bytes = loss_chunk_bytes(recompute, config.vocab_size, loss_chunk_mib)
         # the residual stream in autocast's dtype (bf16) instead of fp32, as Megatron-LM keeps it by
         # default: the norms' passes over the stream move 8 bytes per element instead of 12-14, the
@@ -567,7 +567,7 @@ class GPT(nn.Module):
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),
             drop=nn.Dropout(config.dropout),
-            h=nn.ModuleList([Block(config, self.kernels, 'none' if self.recompute_blocks else recompute, cast_per_block)
+            h=nn.ModuleList([Block(config, self.kernels, 'none' if recompute == 'block' else recompute, cast_per_block)
                              for _ in range(config.n_layer)]),
             ln_f=make_norm(config, self.kernels),
         ))
@@ -624,7 +624,7 @@ class GPT(nn.Module):
             x = x.to(matmul_dtype(x) or x.dtype)
         for block in self.transformer.h:
             x, update = (recomputed(block, x, update, rope, dropout=self.config.dropout, every_op=False)
-                         if self.recompute_blocks and self.training else block(x, update, rope))
+                         if self.recompute == 'block' and self.training else block(x, update, rope))
         x, _ = self.transformer.ln_f(x, update)
 
         if targets is not None:  # training: the loss, and no logits returned
@@ -735,8 +735,9 @@ def cublas_without_workspace():
 # makes that activation's kernel, the recomputed ones of different layers are independent of each
 # other in the backward, and torch 2.11's Inductor combined 8 layers' into one, so their c_fc products
 # were all made again at once (LLaMA's compiled graphed steps without this and with it: 'mlp' 3,902 -> 3,022
-# MiB at the same speed, 'block' 4,114 -> 3,238 MiB and 0.2 ms faster). The Triton activation is not Inductor's to combine: there combo kernels cost no memory and
-# save ~0.2 ms (GPT-2's 'mlp' and 'block'; docs/perf-notes.md, 2026-11-26).
+# MiB at the same speed, 'block' 4,114 -> 3,238 MiB and 0.2 ms faster). The Triton activation is not
+# Inductor's to combine: there combo kernels cost no memory and save ~0.2 ms (GPT-2's 'mlp' and 'block';
+# docs/perf-notes.md, 2026-11-26).
 INDUCTOR_OPTIONS = {'combo_kernels': True}
 # The min-cut partitioner's settings for those models: free to recompute in the backward, from what
 # the forward keeps, a tensor that would be a kernel of its own there. By default it keeps every block
