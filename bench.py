@@ -30,7 +30,7 @@ from torch.autograd import DeviceType
 from kernels import newton_schulz
 from kernels.backend import TRITON_AVAILABLE, triton
 from kernels.choose import time_ms
-from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, cublas_without_workspace, gpu_peak_flops, measure_kernels, mlp_hidden, loss_chunk_bytes
+from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, gpu_peak_flops, measure_kernels, mlp_hidden, loss_chunk_bytes
 from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
@@ -58,7 +58,7 @@ loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')
 globals().update({f'use_triton_{name}': None for name in OVERRIDES})
-cublas_workspace = False  # as train.py's: False, cuBLAS without its workspace where a training step runs, for every variant (a process setting); runs of only the op sweeps (kernels, tune) keep cuBLAS's default
+cublas_workspace = False  # as train.py's: False, the graphed variants' step recorded with cuBLAS without its workspace; True: with it. The rest keep it
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all
@@ -76,9 +76,7 @@ config = configure(globals(), skip_unknown_in_files=True)
 steps = not (kernels or profile or optim or tune) if steps is None else steps
 cuda = torch.cuda.is_available()
 device = 'cuda' if cuda else 'cpu'
-if cuda and not cublas_workspace and (steps or profile or optim):
-    cublas_without_workspace()  # before the first cuBLAS call
-workspace_config = os.environ.get('CUBLAS_WORKSPACE_CONFIG') if cuda else None  # what every variant runs with
+workspace_config = os.environ.get('CUBLAS_WORKSPACE_CONFIG') if cuda else None  # the user's: every variant runs with it
 if not cuda:
     print("no CUDA here: a small model on the CPU, eager only (no compile); times are not GPU times")
     batch_size, block_size, vocab_size, n_layer, n_head, n_embd, dtype = 4, 64, 512, 2, 4, 64, 'float32'
@@ -175,7 +173,7 @@ def stepper(variant, step_model, optimizer):
         optimizer.zero_grad(set_to_none=True)
         loss.copy_(step_loss.detach())  # in place: a graph's replay writes it there
 
-    run = StepGraph(step, optimizer) if variant.endswith('graphed') else step
+    run = StepGraph(step, optimizer, cublas_workspace=cublas_workspace) if variant.endswith('graphed') else step
 
     def train_step():
         for buffer, batch in zip((X, Y), next(batches)):
@@ -255,7 +253,9 @@ if steps:
           f"tokens (a new batch each step, the same for every variant), AdamW"
           + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '')
           + (", the kernels variants' residual stream in bf16" if autocast_residual else '')
-          + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config} (every variant)" if workspace_config else '') + f"; median of {timed_steps} steps after "
+          + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config} (every variant)" if workspace_config else
+             ", the graphed variants recorded with cuBLAS without its workspace" if not cublas_workspace and
+             any(v.endswith('graphed') for v in runs) else '') + f"; median of {timed_steps} steps after "
           f"{warmup_steps} warm-up; " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '') + f"loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}', 'vs baseline eager',
            'vs baseline compiled', 'memory vs compiled'],

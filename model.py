@@ -13,7 +13,6 @@ loss the LM head and the loss are one op, kernels.linear_cross_entropy, which ne
 the (B, T, vocab) logits; with PyTorch's, nanoGPT's head and loss (the logits in autocast's
 dtype, then F.cross_entropy). Without targets, the last position's logits (sampling).
 """
-import os
 import math
 import inspect
 import functools
@@ -716,16 +715,6 @@ def gpu_peak_flops(device):
         return 'cpu', None
     name = torch.cuda.get_device_name(device)
     return name, next((flops for key, flops in GPU_PEAK_FLOPS if key in name), None)
-
-def cublas_without_workspace():
-    """cuBLAS (and cuBLASLt, which shares its workspace) without a workspace for this process, unless the user set
-    CUBLAS_WORKSPACE_CONFIG. With one, cuBLAS picks cooperative kernels for most of GPT-2's products, each after a
-    memset of its semaphores: ~45 small nodes and boundaries a graphed step. Without, it picks others, no slower:
-    the graphed step -0.12 to -0.45 ms on the H100 (docs/perf-notes.md, 2026-11-26). Read once, at the first
-    cuBLAS call: call this before any."""
-    if 'CUBLAS_WORKSPACE_CONFIG' not in os.environ:
-        os.environ['CUBLAS_WORKSPACE_CONFIG'] = ':0:0'
-        os.environ.setdefault('CUBLASLT_WORKSPACE_SIZE', '0')  # larger than cuBLAS's, Lt warns and takes cuBLAS's
 
 # Inductor settings added to the mode's for the models this repository compiles (train.py, and
 # bench.py's kernels variants; its baselines compile as nanoGPT does). Combo kernels launch

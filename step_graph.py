@@ -21,8 +21,37 @@ warm up at least 11 steps (DDP times its first ten synchronised steps with CUDA 
 host reads back, which a recording cannot hold). And free the graph (release()) before
 destroy_process_group: NCCL's communicator destroy waits forever on a communicator whose
 kernels a live graph holds (pytorch/pytorch#115388; seen here at 2 ranks, not at 1).
+
+The step is run and recorded with cuBLAS without its workspace (cublas_without_workspace),
+unless the caller asks for the workspace or the user set CUBLAS_WORKSPACE_CONFIG.
 """
+import os
+import contextlib
+
 import torch
+
+
+@contextlib.contextmanager
+def cublas_without_workspace(enabled=True):
+    """cuBLAS (and cuBLASLt, which shares its workspace) without a workspace inside the block,
+    unless the user set CUBLAS_WORKSPACE_CONFIG. torch 2.11 reads the variable at every cuBLAS
+    call, so it holds for the products the block launches (a torch that read it once would keep
+    its default). Recorded this way, GPT-2's graphed step has no cooperative cuBLAS kernels and
+    the memsets before them (~45 nodes a step): 0.12-0.45 ms faster on the H100. Only where the
+    step is recorded: a product launched from Python with the variable set costs ~35-45 us more
+    host time, 5-10 ms of an eager GPT-2 step (docs/perf-notes.md, 2026-11-26)."""
+    if not enabled or 'CUBLAS_WORKSPACE_CONFIG' in os.environ:
+        yield
+        return
+    ours = {'CUBLAS_WORKSPACE_CONFIG': ':0:0'}
+    if 'CUBLASLT_WORKSPACE_SIZE' not in os.environ:  # larger than cuBLAS's, Lt warns and takes cuBLAS's
+        ours['CUBLASLT_WORKSPACE_SIZE'] = '0'
+    os.environ.update(ours)
+    try:
+        yield
+    finally:
+        for name in ours:
+            del os.environ[name]
 
 
 def set_lr(group, lr):
@@ -37,28 +66,34 @@ class StepGraph:
 
     DDP_WARMUP = 11
 
-    def __init__(self, step, optimizer, warmup=3, stream=None):
+    def __init__(self, step, optimizer, warmup=3, stream=None, cublas_workspace=False):
         self.step, self.optimizer, self.warmup = step, optimizer, warmup
+        self.cublas_workspace = cublas_workspace  # False: warm-up and recording without it (no workspace allocated)
         self.calls, self.replays, self.graph = 0, 0, None
         self.stream = stream or torch.cuda.Stream()
 
     def __call__(self):
         self.stream.wait_stream(torch.cuda.current_stream())  # the batch copied in, the learning rate set
         with torch.cuda.stream(self.stream):
-            if self.graph is None and self.calls >= self.warmup:
-                for group in self.optimizer.param_groups:
-                    group['capturable'] = True  # the step count stays on the GPU (fused AdamW keeps it there anyway)
-                    group['lr'] = torch.tensor(float(group['lr']), device=self.stream.device)
-                self.graph = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(self.graph, stream=self.stream):
-                    self.step()
             if self.graph is None:
-                self.step()
-            else:
+                with cublas_without_workspace(not self.cublas_workspace):
+                    if self.calls < self.warmup:
+                        self.step()
+                    else:
+                        self._record()
+            if self.graph is not None:
                 self.graph.replay()
                 self.replays += 1
         torch.cuda.current_stream().wait_stream(self.stream)
         self.calls += 1
+
+    def _record(self):
+        for group in self.optimizer.param_groups:
+            group['capturable'] = True  # the step count stays on the GPU (fused AdamW keeps it there anyway)
+            group['lr'] = torch.tensor(float(group['lr']), device=self.stream.device)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph, stream=self.stream):
+            self.step()
 
     def release(self):
         """Free the recorded graph (it holds the NCCL kernels) once training is over."""

@@ -24,7 +24,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
-from model import GPTConfig, GPT, OVERRIDES, compile_model, cublas_without_workspace, gpu_peak_flops, measure_kernels, loss_chunk_bytes
+from model import GPTConfig, GPT, OVERRIDES, compile_model, gpu_peak_flops, measure_kernels, loss_chunk_bytes
 from step_graph import StepGraph, set_lr
 from configurator import configure
 from data.common import read_meta, check_tokens
@@ -99,7 +99,7 @@ device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
 compile = True  # torch.compile the model
 compile_mode = 'default'  # torch.compile's mode; 'reduce-overhead': forward and backward replayed as CUDA graphs
-cublas_workspace = False  # False: cuBLAS without its workspace (model.cublas_without_workspace: faster GPT-2 steps); True: cuBLAS's default
+cublas_workspace = False  # False: the cuda_graph step recorded with cuBLAS without its workspace (step_graph.cublas_without_workspace: faster replays); True: with it. Steps launched from Python keep it
 cuda_graph = False  # the whole step (micro-steps, clipping, AdamW; DDP's all-reduces) replayed from one CUDA graph
 # (step_graph.py): CUDA, AdamW, bf16 or fp32, compile_mode='default'
 seed = 1337
@@ -118,8 +118,6 @@ if device == 'auto':
 device_type = 'cuda' if 'cuda' in device else 'mps' if 'mps' in device else 'cpu'
 if device_type == 'cuda' and not torch.cuda.is_available():
     fail(f"device={device} but CUDA is not available here; use --device=cpu")
-if device_type == 'cuda' and not cublas_workspace:
-    cublas_without_workspace()  # before the first cuBLAS call
 ddp = int(os.environ.get('RANK', -1)) != -1  # launched by torchrun?
 if ddp:
     dist.init_process_group(backend='nccl' if device_type == 'cuda' else 'gloo',
@@ -441,7 +439,7 @@ def train_step(batch):
 if cuda_graph:  # the graph reads each micro-step's batch from one place; the batches are copied there first
     inputs = [(torch.empty_like(X), torch.empty_like(Y)) for _ in range(gradient_accumulation_steps)]
     graphed_step = StepGraph(lambda: train_step(lambda micro_step: inputs[micro_step]), optimizer,
-                             warmup=StepGraph.DDP_WARMUP if ddp else 3, stream=graph_stream)
+                             warmup=StepGraph.DDP_WARMUP if ddp else 3, stream=graph_stream, cublas_workspace=cublas_workspace)
 
     def step():
         for micro_step, buffers in enumerate(inputs):

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import kernels
-from model import GPT, GPTConfig, RECOMPUTE, compile_model, cublas_without_workspace, pick_kernels, mlp_hidden, loss_chunk_bytes as model_loss_chunk_bytes
+from model import GPT, GPTConfig, RECOMPUTE, compile_model, pick_kernels, mlp_hidden, loss_chunk_bytes as model_loss_chunk_bytes
 
 def tiny_config(arch, **kw):
     return GPTConfig(block_size=32, vocab_size=67, n_layer=2, n_head=4, n_embd=64, arch=arch,
@@ -389,19 +389,6 @@ def test_compile_model_combines_kernels_unless_a_recomputed_region_holds_torchs_
     compile_model(model)(*batch(device))
     torch._dynamo.reset()
     assert asked and set(asked) == {triton_activation or recompute not in ('mlp', 'block')}
-
-def test_cublas_without_workspace_keeps_a_setting_already_made(monkeypatch):
-    """train.py's default sets no workspace for cuBLAS and cuBLASLt; a CUBLAS_WORKSPACE_CONFIG of the user's
-    stays, and then Lt's is left alone too."""
-    for name in ('CUBLAS_WORKSPACE_CONFIG', 'CUBLASLT_WORKSPACE_SIZE'):  # recorded as they were, then unset
-        monkeypatch.setenv(name, 'x')
-        monkeypatch.delenv(name)
-    cublas_without_workspace()
-    assert (os.environ['CUBLAS_WORKSPACE_CONFIG'], os.environ['CUBLASLT_WORKSPACE_SIZE']) == (':0:0', '0')
-    monkeypatch.setenv('CUBLAS_WORKSPACE_CONFIG', ':4096:8')
-    monkeypatch.delenv('CUBLASLT_WORKSPACE_SIZE')
-    cublas_without_workspace()
-    assert os.environ['CUBLAS_WORKSPACE_CONFIG'] == ':4096:8' and 'CUBLASLT_WORKSPACE_SIZE' not in os.environ
 
 def test_kernel_choice_is_made_once_and_explained(monkeypatch):
     assert set(pick_kernels('torch', 'gpt2', 'cuda')[0].values()) == {'torch'}

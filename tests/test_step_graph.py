@@ -12,7 +12,7 @@ import torch.multiprocessing as mp
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from step_graph import StepGraph, set_lr
+from step_graph import StepGraph, cublas_without_workspace, set_lr
 from model import GPTConfig, GPT
 
 cuda_only = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
@@ -26,6 +26,64 @@ def test_set_lr_writes_a_tensor_in_place_and_replaces_a_number():
     group = dict(lr=1.0)
     set_lr(group, 0.25)
     assert group['lr'] == 0.25
+
+
+WORKSPACE_VARIABLES = ('CUBLAS_WORKSPACE_CONFIG', 'CUBLASLT_WORKSPACE_SIZE')
+
+
+def workspace_variables():
+    return tuple(os.environ.get(name) for name in WORKSPACE_VARIABLES)
+
+
+@pytest.fixture
+def unset_workspace_variables(monkeypatch):
+    """Both variables unset for the test, and as they were after it (set first: monkeypatch records
+    nothing when it deletes a variable that is not set)."""
+    for name in WORKSPACE_VARIABLES:
+        monkeypatch.setenv(name, 'x')
+        monkeypatch.delenv(name)
+
+
+def test_cublas_without_workspace_sets_both_variables_inside_only(unset_workspace_variables, monkeypatch):
+    with cublas_without_workspace():
+        assert workspace_variables() == (':0:0', '0')
+    assert workspace_variables() == (None, None)
+    with pytest.raises(RuntimeError, match="inside"):
+        with cublas_without_workspace():
+            raise RuntimeError("inside")
+    assert workspace_variables() == (None, None)
+    with cublas_without_workspace(enabled=False):
+        assert workspace_variables() == (None, None)
+    monkeypatch.setenv('CUBLASLT_WORKSPACE_SIZE', '64')  # the user's Lt size stays
+    with cublas_without_workspace():
+        assert workspace_variables() == (':0:0', '64')
+    assert workspace_variables() == (None, '64')
+    monkeypatch.setenv('CUBLAS_WORKSPACE_CONFIG', ':4096:8')  # the user's workspace stays, and nothing is set
+    with cublas_without_workspace():
+        assert workspace_variables() == (':4096:8', '64')
+    assert workspace_variables() == (':4096:8', '64')
+
+
+@cuda_only
+@pytest.mark.parametrize("cublas_workspace", [False, True])
+def test_the_step_is_run_and_recorded_without_cublas_workspace_unless_asked(cublas_workspace, unset_workspace_variables):
+    """Warm-up and recording see the variables set (torch reads them at each cuBLAS call), replays
+    need none, and whatever the step's caller launches itself keeps cuBLAS's default."""
+    w = torch.randn(64, 64, device='cuda', requires_grad=True)
+    optimizer = torch.optim.AdamW([w], lr=1e-3, fused=True)
+    seen = []
+
+    def step():
+        seen.append(workspace_variables())
+        (w @ w).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+    run = StepGraph(step, optimizer, warmup=2, cublas_workspace=cublas_workspace)
+    for _ in range(4):
+        run()
+        assert workspace_variables() == (None, None)
+    assert run.replays == 2 and seen == [(None, None) if cublas_workspace else (':0:0', '0')] * 3
 
 
 def train(make_model, graphed, steps=8, batch=(4, 64), vocab=96, micro_steps=1, ddp=False, distinct=False):
@@ -62,8 +120,12 @@ def train(make_model, graphed, steps=8, batch=(4, 64), vocab=96, micro_steps=1, 
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 
+    def plain_step():  # with the cuBLAS kernels StepGraph records (by default without cuBLAS's workspace)
+        with cublas_without_workspace():
+            step()
+
     warmup = StepGraph.DDP_WARMUP if ddp else 2
-    run = StepGraph(step, optimizer, warmup=warmup, stream=stream) if graphed else step
+    run = StepGraph(step, optimizer, warmup=warmup, stream=stream) if graphed else plain_step
     losses = []
     for i in range(steps):
         for group in optimizer.param_groups:
