@@ -58,7 +58,6 @@ loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')
 globals().update({f'use_triton_{name}': None for name in OVERRIDES})
-cublas_workspace = False  # as train.py's: False, the graphed variants' step recorded with cuBLAS without its workspace; True: with it. The rest keep it
 compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all
@@ -173,7 +172,7 @@ def stepper(variant, step_model, optimizer):
         optimizer.zero_grad(set_to_none=True)
         loss.copy_(step_loss.detach())  # in place: a graph's replay writes it there
 
-    run = StepGraph(step, optimizer, cublas_workspace=cublas_workspace) if variant.endswith('graphed') else step
+    run = StepGraph(step, optimizer) if variant.endswith('graphed') else step
 
     def train_step():
         for buffer, batch in zip((X, Y), next(batches)):
@@ -254,8 +253,8 @@ if steps:
           + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '')
           + (", the kernels variants' residual stream in bf16" if autocast_residual else '')
           + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config} (every variant)" if workspace_config else
-             ", the graphed variants recorded with cuBLAS without its workspace" if not cublas_workspace and
-             any(v.endswith('graphed') for v in runs) else '') + f"; median of {timed_steps} steps after "
+             ", the graphed variants recorded with cuBLAS without its workspace" if any(v.endswith('graphed') for v in runs)
+             else '') + f"; median of {timed_steps} steps after "
           f"{warmup_steps} warm-up; " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '') + f"loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}', 'vs baseline eager',
            'vs baseline compiled', 'memory vs compiled'],

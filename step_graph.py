@@ -22,8 +22,8 @@ host reads back, which a recording cannot hold). And free the graph (release()) 
 destroy_process_group: NCCL's communicator destroy waits forever on a communicator whose
 kernels a live graph holds (pytorch/pytorch#115388; seen here at 2 ranks, not at 1).
 
-The step is run and recorded with cuBLAS without its workspace (cublas_without_workspace),
-unless the caller asks for the workspace or the user set CUBLAS_WORKSPACE_CONFIG.
+The warm-up steps and the recording run with cuBLAS without its workspace
+(cublas_without_workspace), unless the user set CUBLAS_WORKSPACE_CONFIG.
 """
 import os
 import contextlib
@@ -32,26 +32,36 @@ import torch
 
 
 @contextlib.contextmanager
-def cublas_without_workspace(enabled=True):
+def cublas_without_workspace():
     """cuBLAS (and cuBLASLt, which shares its workspace) without a workspace inside the block,
-    unless the user set CUBLAS_WORKSPACE_CONFIG. torch 2.11 reads the variable at every cuBLAS
-    call, so it holds for the products the block launches (a torch that read it once would keep
-    its default). Recorded this way, GPT-2's graphed step has no cooperative cuBLAS kernels and
-    the memsets before them (~45 nodes a step): 0.12-0.45 ms faster on the H100. Only where the
-    step is recorded: a product launched from Python with the variable set costs ~35-45 us more
-    host time, 5-10 ms of an eager GPT-2 step (docs/perf-notes.md, 2026-11-26)."""
-    if not enabled or 'CUBLAS_WORKSPACE_CONFIG' in os.environ:
+    unless the user set CUBLAS_WORKSPACE_CONFIG (which then holds everywhere). For recording a
+    step: GPT-2's graphed step then has no cooperative cuBLAS kernels and the memsets before them
+    (~45 nodes a step), and runs 0.12-0.45 ms faster on the H100. Not for steps launched from
+    Python: torch 2.11 reads the variable at every cuBLAS call, and with it set each product costs
+    ~35-45 us more host time, ~5 ms of an eager GPT-2 step (docs/perf-notes.md, 2026-11-26).
+    Where torch has setters for the sizes (torch.backends.cuda, 2.13), which take precedence over
+    the variables, they are used instead."""
+    if 'CUBLAS_WORKSPACE_CONFIG' in os.environ:
         yield
         return
-    ours = {'CUBLAS_WORKSPACE_CONFIG': ':0:0'}
-    if 'CUBLASLT_WORKSPACE_SIZE' not in os.environ:  # larger than cuBLAS's, Lt warns and takes cuBLAS's
-        ours['CUBLASLT_WORKSPACE_SIZE'] = '0'
-    os.environ.update(ours)
+    if hasattr(torch.backends.cuda, 'cublas_workspace_size'):  # torch >= 2.13
+        sizes = torch.backends.cuda.cublas_workspace_size, torch.backends.cuda.cublaslt_workspace_size
+        before = [size() for size in sizes]
+        for size in sizes:
+            size(0)
+        restore = lambda: [size(b) for size, b in zip(sizes, before)]
+    else:  # torch 2.11: the variables, read at every call
+        ours = {'CUBLAS_WORKSPACE_CONFIG': ':0:0'}
+        if 'CUBLASLT_WORKSPACE_SIZE' not in os.environ:  # larger than cuBLAS's, Lt warns and takes cuBLAS's
+            ours['CUBLASLT_WORKSPACE_SIZE'] = '0'
+        os.environ.update(ours)
+        restore = lambda: [os.environ.pop(name) for name in ours]
     try:
         yield
     finally:
-        for name in ours:
-            del os.environ[name]
+        restore()
+        if torch.cuda.is_initialized():  # the streams used inside may keep an empty workspace, which a later
+            torch._C._cuda_clearCublasWorkspaces()  # call at the default size could be handed: dropped
 
 
 def set_lr(group, lr):
@@ -66,9 +76,8 @@ class StepGraph:
 
     DDP_WARMUP = 11
 
-    def __init__(self, step, optimizer, warmup=3, stream=None, cublas_workspace=False):
+    def __init__(self, step, optimizer, warmup=3, stream=None):
         self.step, self.optimizer, self.warmup = step, optimizer, warmup
-        self.cublas_workspace = cublas_workspace  # False: warm-up and recording without it (no workspace allocated)
         self.calls, self.replays, self.graph = 0, 0, None
         self.stream = stream or torch.cuda.Stream()
 
@@ -76,7 +85,7 @@ class StepGraph:
         self.stream.wait_stream(torch.cuda.current_stream())  # the batch copied in, the learning rate set
         with torch.cuda.stream(self.stream):
             if self.graph is None:
-                with cublas_without_workspace(not self.cublas_workspace):
+                with cublas_without_workspace():
                     if self.calls < self.warmup:
                         self.step()
                     else:

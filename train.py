@@ -99,7 +99,6 @@ device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
 compile = True  # torch.compile the model
 compile_mode = 'default'  # torch.compile's mode; 'reduce-overhead': forward and backward replayed as CUDA graphs
-cublas_workspace = False  # False: the cuda_graph step recorded with cuBLAS without its workspace (step_graph.cublas_without_workspace: faster replays); True: with it. Steps launched from Python keep it
 cuda_graph = False  # the whole step (micro-steps, clipping, AdamW; DDP's all-reduces) replayed from one CUDA graph
 # (step_graph.py): CUDA, AdamW, bf16 or fp32, compile_mode='default'
 seed = 1337
@@ -439,7 +438,7 @@ def train_step(batch):
 if cuda_graph:  # the graph reads each micro-step's batch from one place; the batches are copied there first
     inputs = [(torch.empty_like(X), torch.empty_like(Y)) for _ in range(gradient_accumulation_steps)]
     graphed_step = StepGraph(lambda: train_step(lambda micro_step: inputs[micro_step]), optimizer,
-                             warmup=StepGraph.DDP_WARMUP if ddp else 3, stream=graph_stream, cublas_workspace=cublas_workspace)
+                             warmup=StepGraph.DDP_WARMUP if ddp else 3, stream=graph_stream)
 
     def step():
         for micro_step, buffers in enumerate(inputs):

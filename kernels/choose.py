@@ -24,10 +24,12 @@ import os
 import json
 import time
 import statistics
+import contextlib
 
 import torch
 
 import kernels
+from step_graph import cublas_without_workspace
 from kernels.backend import triton, why_not_triton_on, TRITON_AVAILABLE
 from kernels.rotary import rotary_tables
 
@@ -112,25 +114,26 @@ def time_ms(fn, reps, warmup=3):
     return statistics.median(times)
 
 
-def graph_ms(fn, calls=10, prepare=None):
+def graph_ms(fn, calls=10, prepare=None, as_step_graph=False):
     """GPU milliseconds per fn() without launch overhead: `calls` calls captured in one CUDA
     graph and replayed; prepare() first, on the capture's stream (a backward must run where
-    its forward ran). None on a CPU or where capture fails (an op that synchronises)."""
+    its forward ran); as_step_graph: warmed up and captured as StepGraph records a step (cuBLAS
+    without its workspace). None on a CPU or where capture fails (an op that synchronises)."""
     if not torch.cuda.is_available():
         return None
     graph = None
     try:
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
+        with torch.cuda.stream(side), cublas_without_workspace() if as_step_graph else contextlib.nullcontext():
             if prepare:
                 prepare()
             for _ in range(3):  # warm-up off the capture, as CUDA graphs require
                 fn()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, stream=side):
-            for _ in range(calls):
-                fn()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, stream=side):
+                for _ in range(calls):
+                    fn()
         torch.cuda.current_stream().wait_stream(side)
         return time_ms(graph.replay, 10) / calls
     except Exception as e:
@@ -144,13 +147,14 @@ def graph_ms(fn, calls=10, prepare=None):
 LOOP = 5  # calls per timed stretch: the time per call of a steady loop, the host running ahead where it can
 
 
-def _times(f, inputs, backward, reps):
+def _times(f, inputs, backward, reps, graphed):
     """(ms per call in a loop of back-to-back calls: the larger of the host's and the GPU's
     time per call, which is what an op adds to a training step; GPU ms per call, from a CUDA
-    graph: the GPU's part alone). Without a GPU or a CUDA graph, the second is the first."""
+    graph, recorded as StepGraph records a step where the step is graphed: the GPU's part
+    alone). Without a GPU or a CUDA graph, the second is the first."""
     run = lambda: _run(f, inputs, backward)
     loop = time_ms(lambda: [run() for _ in range(LOOP)], reps) / LOOP
-    return loop, graph_ms(run) or loop
+    return loop, graph_ms(run, as_step_graph=graphed) or loop
 
 
 def peak_mib(fn):
@@ -178,7 +182,7 @@ def measure(make, fn, compile, backward=True, reps=10, graphed=False):
     inputs = make()
     impls = {be: torch.compile(fn(be)) if compile else fn(be) for be in ('torch', 'triton')}
     want = _run(impls['torch'], inputs, backward)
-    torch_ms, torch_gpu_ms = _times(impls['torch'], inputs, backward, reps)
+    torch_ms, torch_gpu_ms = _times(impls['torch'], inputs, backward, reps, graphed)
     torch_peak_mib = peak_mib(lambda: _run(impls['torch'], inputs, backward))
     lost = lambda why: dict(impl='torch', triton_ms=None, torch_ms=torch_ms, triton_gpu_ms=None,
                             torch_gpu_ms=torch_gpu_ms, triton_peak_mib=None, torch_peak_mib=torch_peak_mib,
@@ -189,7 +193,7 @@ def measure(make, fn, compile, backward=True, reps=10, graphed=False):
                   for g, w in zip(got, want) if g is not None and w is not None)
         if not off <= AGREE:  # NaN too
             return lost(f"Triton off by {off:.2g} of the output's scale")
-        triton_ms, triton_gpu_ms = _times(impls['triton'], inputs, backward, reps)
+        triton_ms, triton_gpu_ms = _times(impls['triton'], inputs, backward, reps, graphed)
         triton_peak_mib = peak_mib(lambda: _run(impls['triton'], inputs, backward))
     except Exception as e:  # a kernel that cannot compile or launch here loses
         return lost(f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
@@ -215,11 +219,12 @@ def by_memory(r):
 
 def cache_key(op, shapes, dtype, compile, backward, device, graphed=False):
     gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
-    # cuBLAS's workspace changes which kernels it picks (the fused loss alone: 0.2 ms either way)
+    # a workspace the user set changes which kernels cuBLAS picks (the fused loss alone: 0.2 ms either way); without
+    # one, graphed steps are measured as StepGraph records them, without a workspace, the rest with cuBLAS's default
     workspace = f" | cuBLAS workspace {os.environ.get('CUBLAS_WORKSPACE_CONFIG', 'default')}" if device.type == 'cuda' else ''
     return (f"{gpu}{workspace} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
             f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}{' | graphed' if graphed else ''} | "
-            f"{'fwd+bwd' if backward else 'fwd'} | v10")
+            f"{'fwd+bwd' if backward else 'fwd'} | v11")
 
 
 def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True, graphed=False,

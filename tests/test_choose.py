@@ -126,12 +126,13 @@ def test_bf16_ops_are_measured_under_autocast_as_the_model_runs_them(device):
                                                       (False, True, 'torch'), (True, True, 'torch')])
 def test_eager_decides_on_the_loop_time_compiled_or_graphed_on_gpu_time(monkeypatch, compile, graphed, winner, device):
     # Triton: 1 ms per call in a loop, 5 ms of GPU time; PyTorch: 2 ms and 3 ms
-    times = iter([(2.0, 3.0), (1.0, 5.0)])  # measure times PyTorch first
-    monkeypatch.setattr(choose, '_times', lambda f, inputs, backward, reps: next(times))
+    times, as_step_graph = iter([(2.0, 3.0), (1.0, 5.0)]), []  # measure times PyTorch first
+    monkeypatch.setattr(choose, '_times', lambda f, inputs, backward, reps, graphed: as_step_graph.append(graphed) or next(times))
     monkeypatch.setattr(torch, 'compile', lambda f: f)  # the decision, not the compiler
     shapes, make, fn = choose.op_cases(['gelu'], 2, 8, 16, 2, None, 65, 64, True, torch.float32, device)['gelu']
     r = choose.measure(make, fn, compile, graphed=graphed)
     assert r['impl'] == winner and (r['triton_ms'], r['triton_gpu_ms'], r['torch_ms'], r['torch_gpu_ms']) == (1, 5, 2, 3)
+    assert as_step_graph == [graphed, graphed]  # a graphed step's ops timed as StepGraph records them
 
 
 def test_a_kernel_that_fails_here_leaves_its_op_to_pytorch_with_a_warning(monkeypatch, capsys, device):

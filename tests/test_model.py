@@ -3,7 +3,6 @@ parameter names and the same loss and gradients with the Triton kernels on and o
 import collections
 import importlib
 import math
-import os
 
 import pytest
 import torch

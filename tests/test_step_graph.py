@@ -4,6 +4,7 @@ step after step, with a learning rate that changes between replays, alone and un
 """
 import os
 import sys
+import contextlib
 
 import pytest
 import torch
@@ -44,7 +45,9 @@ def unset_workspace_variables(monkeypatch):
         monkeypatch.delenv(name)
 
 
-def test_cublas_without_workspace_sets_both_variables_inside_only(unset_workspace_variables, monkeypatch):
+def test_cublas_without_workspace_sets_the_variables_inside_only(unset_workspace_variables, monkeypatch):
+    """torch 2.11's way: the variables, which it reads at every cuBLAS call; a user's own are left alone."""
+    monkeypatch.delattr(torch.backends.cuda, 'cublas_workspace_size', raising=False)
     with cublas_without_workspace():
         assert workspace_variables() == (':0:0', '0')
     assert workspace_variables() == (None, None)
@@ -52,8 +55,6 @@ def test_cublas_without_workspace_sets_both_variables_inside_only(unset_workspac
         with cublas_without_workspace():
             raise RuntimeError("inside")
     assert workspace_variables() == (None, None)
-    with cublas_without_workspace(enabled=False):
-        assert workspace_variables() == (None, None)
     monkeypatch.setenv('CUBLASLT_WORKSPACE_SIZE', '64')  # the user's Lt size stays
     with cublas_without_workspace():
         assert workspace_variables() == (':0:0', '64')
@@ -64,26 +65,101 @@ def test_cublas_without_workspace_sets_both_variables_inside_only(unset_workspac
     assert workspace_variables() == (':4096:8', '64')
 
 
-@cuda_only
-@pytest.mark.parametrize("cublas_workspace", [False, True])
-def test_the_step_is_run_and_recorded_without_cublas_workspace_unless_asked(cublas_workspace, unset_workspace_variables):
-    """Warm-up and recording see the variables set (torch reads them at each cuBLAS call), replays
-    need none, and whatever the step's caller launches itself keeps cuBLAS's default."""
-    w = torch.randn(64, 64, device='cuda', requires_grad=True)
-    optimizer = torch.optim.AdamW([w], lr=1e-3, fused=True)
+def test_cublas_without_workspace_takes_torchs_setters_where_they_exist(unset_workspace_variables, monkeypatch):
+    """torch 2.13's way: torch.backends.cuda's size setters (faked here: a CPU build has none to call)."""
+    sizes = {'cublas': 32 << 20, 'cublaslt': 1 << 20}
+
+    def setter(name):
+        def size(value=None):
+            if value is not None:
+                sizes[name] = value
+            return sizes[name]
+        return size
+    for name in sizes:
+        monkeypatch.setattr(torch.backends.cuda, f'{name}_workspace_size', setter(name), raising=False)
+    with pytest.raises(RuntimeError, match="inside"):
+        with cublas_without_workspace():
+            assert sizes == {'cublas': 0, 'cublaslt': 0} and workspace_variables() == (None, None)
+            raise RuntimeError("inside")
+    assert sizes == {'cublas': 32 << 20, 'cublaslt': 1 << 20}
+    monkeypatch.setenv('CUBLAS_WORKSPACE_CONFIG', ':4096:8')
+    with cublas_without_workspace():
+        assert sizes == {'cublas': 32 << 20, 'cublaslt': 1 << 20}
+
+
+def test_step_graph_warms_up_and_records_without_cublas_workspace(unset_workspace_variables, monkeypatch):
+    """StepGraph's logic with CUDA's streams and graphs faked (CI has no GPU): the step runs `warmup` times,
+    then once more while recorded, inside cublas_without_workspace; replays follow, outside it; the
+    optimizer's groups become capturable with tensor learning rates; after release() it records again."""
+    monkeypatch.delattr(torch.backends.cuda, 'cublas_workspace_size', raising=False)
+    recording = []
+
+    class Stream:
+        device = 'cpu'
+
+        def wait_stream(self, other):
+            pass
+
+    class Graph:
+        replays = 0
+
+        def replay(self):
+            self.replays += 1
+
+        def reset(self):
+            pass
+
+    @contextlib.contextmanager
+    def graph(g, stream=None):
+        recording.append(g)
+        yield
+        recording.pop()
+    for name, fake in dict(Stream=Stream, CUDAGraph=Graph, graph=graph, current_stream=Stream,
+                           stream=lambda s: contextlib.nullcontext()).items():
+        monkeypatch.setattr(torch.cuda, name, fake)
+    optimizer = torch.optim.AdamW([torch.zeros(2, requires_grad=True)], lr=1e-3)
     seen = []
-
-    def step():
-        seen.append(workspace_variables())
-        (w @ w).sum().backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-
-    run = StepGraph(step, optimizer, warmup=2, cublas_workspace=cublas_workspace)
-    for _ in range(4):
+    run = StepGraph(lambda: seen.append((workspace_variables(), bool(recording))), optimizer, warmup=2)
+    for _ in range(5):
         run()
         assert workspace_variables() == (None, None)
-    assert run.replays == 2 and seen == [(None, None) if cublas_workspace else (':0:0', '0')] * 3
+    assert seen == [((':0:0', '0'), False)] * 2 + [((':0:0', '0'), True)]
+    assert run.replays == run.graph.replays == 3
+    assert optimizer.param_groups[0]['capturable'] and torch.is_tensor(optimizer.param_groups[0]['lr'])
+    run.release()
+    run()
+    assert seen[-1] == ((':0:0', '0'), True) and len(seen) == 4 and run.replays == 4
+
+
+@cuda_only
+def test_a_recorded_step_runs_cublas_without_its_workspace(unset_workspace_variables):
+    """The effect on the GPU: for this GPT-2 product cuBLAS's default picks a cooperative kernel and
+    zeroes its semaphores with a memset first (the H100, torch 2.11); the graph StepGraph records has no
+    memset."""
+    x = torch.randn(12288, 768, device='cuda', dtype=torch.bfloat16)
+    w = torch.randn(3072, 768, device='cuda', dtype=torch.bfloat16)
+    out = torch.empty(12288, 3072, device='cuda', dtype=torch.bfloat16)
+    optimizer = torch.optim.AdamW([torch.zeros(1, device='cuda', requires_grad=True)], lr=1e-3, fused=True)
+
+    def replayed_kernels(replay):
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            replay()
+            torch.cuda.synchronize()
+        return [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+
+    side, plain = torch.cuda.Stream(), torch.cuda.CUDAGraph()
+    with torch.cuda.stream(side):
+        torch.mm(x, w.t(), out=out)
+        with torch.cuda.graph(plain, stream=side):
+            torch.mm(x, w.t(), out=out)
+    torch.cuda.synchronize()
+    if not any('Memset' in name for name in replayed_kernels(plain.replay)):
+        pytest.skip("cuBLAS's default zeroes no semaphores for this product here: nothing to tell apart")
+    run = StepGraph(lambda: torch.mm(x, w.t(), out=out), optimizer, warmup=2)
+    for _ in range(3):
+        run()
+    names = replayed_kernels(run)
+    assert names and not any('Memset' in name for name in names), names
 
 
 def train(make_model, graphed, steps=8, batch=(4, 64), vocab=96, micro_steps=1, ddp=False, distinct=False):
