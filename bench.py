@@ -11,6 +11,7 @@ $ python bench.py --nanogpt=../nanoGPT/model.py  # nanoGPT's own model too, eage
 $ python bench.py --kernels              # every op alone, at the model's shapes and swept (bench_kernels.py):
                                          # kernels.csv, kernels.json, a PNG per op
 $ python bench.py --profile              # a Chrome trace of a few training steps, and GPU time per kernel
+$ python bench.py --memory               # where a training step's peak memory sits, by the line that allocated it
 $ python bench.py --optim                # AdamW vs Muon: what the optimizer step adds to a training step
 $ python bench.py --tune                 # the kernels' tile settings, timed
 Without CUDA it says so and runs what it can on the CPU (eager, a small model).
@@ -34,6 +35,7 @@ from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, gpu_peak_
 from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
+import bench_memory
 
 # -----------------------------------------------------------------------------
 batch_size = 12
@@ -64,6 +66,8 @@ kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. '
 profile = False  # a Chrome trace of profile_steps training steps of profile_variant, and GPU time per kernel
 profile_steps = 3
 profile_variant = 'kernels compiled'  # one of the variants
+memory = False  # where memory_variant's training step peaks: the tensors live at its peak, by where allocated (CUDA)
+memory_variant = 'kernels compiled'  # one of the variants; a graphed one is recorded un-graphed, with its ops (a replayed graph allocates nothing)
 optim = False  # AdamW vs Muon
 tune = False  # each kernel's tile settings (module constants), timed
 kernels_cache = 'kernels_cache.json'  # the measured kernel choices, shared with train.py; None: measure each time
@@ -72,7 +76,7 @@ bench_dir = 'bench_out'  # results: bench.json, kernels.csv/json and plots, trac
 seed = 1337
 # -----------------------------------------------------------------------------
 config = configure(globals(), skip_unknown_in_files=True)
-steps = not (kernels or profile or optim or tune) if steps is None else steps
+steps = not (kernels or profile or optim or tune or memory) if steps is None else steps
 cuda = torch.cuda.is_available()
 device = 'cuda' if cuda else 'cpu'
 workspace_config = os.environ.get('CUBLAS_WORKSPACE_CONFIG') if cuda else None  # the user's: every variant runs with it
@@ -317,7 +321,33 @@ if profile:
                               per_kernel_us=dict(spent.most_common(100)))
     del model, step_model, train_step, losses
 
-# 4. the optimizer ------------------------------------------------------------------
+# 4. memory -------------------------------------------------------------------------
+if memory and not cuda:
+    print("\nmemory needs CUDA (the caching allocator's history)")
+elif memory:
+    if memory_variant not in ALL_VARIANTS:
+        raise SystemExit(f"error: memory_variant {memory_variant!r} is not among {ALL_VARIANTS}")
+    variant = memory_variant
+    print(f"\nmemory: {variant}, {warmup_steps} warm-up steps, then one step recorded", flush=True)
+    model, step_model = build(variant)
+    train_step, losses = stepper(variant.replace(' graphed', ''), step_model, make_optimizer(model))
+    for _ in range(warmup_steps):
+        train_step()
+    drop_leftovers()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    events = bench_memory.record_step(train_step)
+    peak = torch.cuda.max_memory_allocated()
+    lines = bench_memory.report(f"{variant}{' (recorded un-graphed)' if variant.endswith('graphed') else ''}, {gpu_name}",
+                                events, before, peak)
+    with open(os.path.join(bench_dir, 'memory.txt'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    print('\n'.join(lines))
+    print(f"wrote {os.path.join(bench_dir, 'memory.txt')}")
+    results['memory'] = dict(variant=variant, peak_mib=peak / 2 ** 20, before_mib=before / 2 ** 20)
+    del model, step_model, train_step, losses, events
+
+# 5. the optimizer ------------------------------------------------------------------
 def optimizer_rows():
     """For each optimizer, on the model with the kernels (compiled on the GPU): the whole
     training step; what the optimizer adds to it (the step minus forward+backward alone:
@@ -370,7 +400,7 @@ if optim:
           f"alone (eager, idle queue); medians of {timed_steps}, ms",
           ['optimizer', 'train step', 'optimizer adds', 'share', 'step alone', 'Newton-Schulz alone'], rows)
 
-if steps or profile or optim or tune:
+if steps or profile or optim or tune or (memory and cuda):
     with open(os.path.join(bench_dir, 'bench.json'), 'w') as f:
         json.dump(results, f, indent=2)
     print(f"\nwrote {os.path.join(bench_dir, 'bench.json')}")

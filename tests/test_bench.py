@@ -165,3 +165,50 @@ def test_profile_writes_a_trace_and_a_summary(tmp_path):
     assert len(summary) > 10 and 'aten::mm' in '\n'.join(summary)
     assert json.load(open(tmp_path / 'bench.json'))['profile']['variant'] == 'kernels eager'
     assert 'trace.json' in out
+
+
+def test_memory_groups_what_is_live_at_the_peak_by_where_it_was_allocated(tmp_path):
+    import bench_memory
+    ours = lambda line: [{'filename': os.path.join(ROOT, 'model.py'), 'line': line, 'name': 'forward'}]
+    code = tmp_path / 'torchinductor_me' / 'cabc.py'  # two layers' buffers of one kind, each on its own line
+    code.parent.mkdir()
+    code.write_text("buf7 = empty_strided_cuda((4, 8), (8, 1), torch.bfloat16)\n"
+                    "buf21 = empty_strided_cuda((4, 8), (8, 1), torch.bfloat16)\n")
+    inductor = lambda line: [{'filename': str(code), 'line': line, 'name': 'call'}]
+    other = [{'filename': '/usr/lib/python3/site-packages/torch/optim/adamw.py', 'line': 3, 'name': 'step'}]
+    alloc = lambda addr, mib, frames: dict(action='alloc', addr=addr, size=mib * 2 ** 20, frames=frames)
+    free = lambda addr: dict(action='free_completed', addr=addr, size=0, frames=[])
+    events = [alloc(1, 10, ours(5)), alloc(2, 20, inductor(1)), free(99),  # 99: allocated before the recording
+              alloc(3, 5, ours(5)), alloc(6, 3, inductor(2)), alloc(4, 1, other), free(2), alloc(5, 8, ours(9)),
+              free(1), free(3)]
+    own, at, live = bench_memory.live_at_peak(events)
+    # 10, 30, 35, 38, 39 MiB, then 19 + 8 = 27: the peak is at the fifth allocation, before 2 is freed
+    assert own == 39 * 2 ** 20 and at == 5 and sorted(e['addr'] for e in live) == [1, 2, 3, 4, 6]
+    lines = bench_memory.report('test', events, 100 * 2 ** 20, 139 * 2 ** 20)
+    assert lines[0].startswith('test: peak 139 MiB allocated; 100 MiB before the step') and '39 MiB of the step' in lines[0]
+    assert 'reached by elsewhere: adamw.py:3' in lines[0]
+    rows = [l.split(None, 2) for l in lines[2:]]
+    assert [(float(mib), int(n)) for mib, n, _ in rows] == [(23.0, 2), (15.0, 2), (1.0, 1)]
+    assert rows[0][2] == "Inductor's cabc.py: empty_strided_cuda((4, 8), (8, 1), torch.bfloat16)"
+    assert rows[1][2].startswith('model.py:5 ') and rows[2][2] == 'elsewhere: adamw.py:3'
+    assert bench_memory.live_at_peak([]) == (0, None, [])
+
+
+def test_memory_without_cuda_says_so(tmp_path):
+    out = bench(tmp_path, '--memory')
+    assert "memory needs CUDA" in out and "Training step" not in out
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the allocator's history is CUDA's")
+def test_memory_writes_where_the_steps_peak_sits(tmp_path):
+    p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', '--memory', '--memory_variant=kernels eager',
+                        '--n_layer=2', '--n_embd=128', '--n_head=2', '--block_size=128', '--batch_size=4',
+                        '--vocab_size=512', '--warmup_steps=2', '--kernels_cache=None'],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
+    lines = open(tmp_path / 'memory.txt').read().splitlines()
+    assert lines[0].startswith('kernels eager, ') and 'MiB before the step' in lines[0]
+    rows = [l.split(None, 2) for l in lines[2:]]
+    assert rows and any(key.startswith('model.py:') for _, _, key in rows)
+    r = json.load(open(tmp_path / 'bench.json'))['memory']
+    assert r['variant'] == 'kernels eager' and r['peak_mib'] > r['before_mib'] > 0
