@@ -18,6 +18,7 @@ Without CUDA it says so and runs what it can on the CPU (eager, a small model).
 """
 import gc
 import os
+import contextlib
 import importlib.util
 import json
 import time
@@ -32,7 +33,7 @@ from kernels import newton_schulz
 from kernels.backend import TRITON_AVAILABLE, triton
 from kernels.choose import time_ms
 from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, gpu_peak_flops, measure_kernels, mlp_hidden, loss_chunk_bytes
-from step_graph import StepGraph
+from step_graph import StepGraph, cublas_without_workspace
 from configurator import configure
 import bench_kernels
 import bench_memory
@@ -67,7 +68,7 @@ profile = False  # a Chrome trace of profile_steps training steps of profile_var
 profile_steps = 3
 profile_variant = 'kernels compiled'  # one of the variants
 memory = False  # where memory_variant's training step peaks: the tensors live at its peak, by where allocated (CUDA)
-memory_variant = 'kernels compiled'  # one of the variants; a graphed one is recorded un-graphed, with its ops (a replayed graph allocates nothing)
+memory_variant = 'kernels compiled'  # one of the variants; a graphed one is recorded un-graphed, with its ops and cuBLAS as StepGraph records (a replay allocates nothing)
 optim = False  # AdamW vs Muon
 tune = False  # each kernel's tile settings (module constants), timed
 kernels_cache = 'kernels_cache.json'  # the measured kernel choices, shared with train.py; None: measure each time
@@ -117,6 +118,10 @@ ALL_VARIANTS = ([f"nanogpt {c}" for c in (['eager', 'compiled'] if cuda else ['e
     for k in ('baseline', 'kernels')]
 VARIANTS = [v for v in ALL_VARIANTS if not v.startswith('baseline') or not v.endswith('graphed')]  # run by default
 MAIN = 'kernels compiled' if cuda else 'kernels eager'  # the variant of the optimizer table
+if memory and cuda and memory_variant not in ALL_VARIANTS:
+    raise SystemExit(f"error: memory_variant {memory_variant!r} is not among {ALL_VARIANTS}")
+if memory and cuda and compile_mode == 'reduce-overhead' and 'compiled' in memory_variant:
+    raise SystemExit("error: memory: compile_mode='reduce-overhead' replays CUDA graphs, which allocate nothing to record")
 
 def nanogpt_model():
     """nanoGPT's own GPT (its model.py at `nanogpt`, unmodified) with this run's config and seed, dressed
@@ -325,26 +330,31 @@ if profile:
 if memory and not cuda:
     print("\nmemory needs CUDA (the caching allocator's history)")
 elif memory:
-    if memory_variant not in ALL_VARIANTS:
-        raise SystemExit(f"error: memory_variant {memory_variant!r} is not among {ALL_VARIANTS}")
-    variant = memory_variant
-    print(f"\nmemory: {variant}, {warmup_steps} warm-up steps, then one step recorded", flush=True)
-    model, step_model = build(variant)
-    train_step, losses = stepper(variant.replace(' graphed', ''), step_model, make_optimizer(model))
-    for _ in range(warmup_steps):
-        train_step()
+    graphed = memory_variant.endswith('graphed')
+    print(f"\nmemory: {memory_variant}, {warmup_steps} warm-up steps, then one step recorded", flush=True)
+    torch._dynamo.reset()  # what an earlier part of this run left (as between the end-to-end variants)
     drop_leftovers()
-    torch.cuda.reset_peak_memory_stats()
-    before = torch.cuda.memory_allocated()
-    events = bench_memory.record_step(train_step)
-    peak = torch.cuda.max_memory_allocated()
-    lines = bench_memory.report(f"{variant}{' (recorded un-graphed)' if variant.endswith('graphed') else ''}, {gpu_name}",
-                                events, before, peak)
+    model, step_model = build(memory_variant)
+    train_step, losses = stepper(memory_variant.replace(' graphed', ''), step_model, make_optimizer(model))
+    # a graphed variant's step un-graphed, with cuBLAS as StepGraph records it (no workspace to allocate)
+    with cublas_without_workspace() if graphed else contextlib.nullcontext():
+        for _ in range(warmup_steps):
+            train_step()
+        gc.collect()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+        events = bench_memory.record_step(train_step)
+        peak = torch.cuda.max_memory_allocated()
+    lines, own, rows = bench_memory.report(f"{memory_variant}{' (recorded un-graphed)' if graphed else ''}, {gpu_name}",
+                                           events, before, peak)
     with open(os.path.join(bench_dir, 'memory.txt'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
     print('\n'.join(lines))
     print(f"wrote {os.path.join(bench_dir, 'memory.txt')}")
-    results['memory'] = dict(variant=variant, peak_mib=peak / 2 ** 20, before_mib=before / 2 ** 20)
+    results['memory'] = dict(variant=memory_variant, peak_mib=peak / 2 ** 20, before_mib=before / 2 ** 20,
+                             step_own_mib=own / 2 ** 20,
+                             live_at_peak=[dict(where=key, mib=size / 2 ** 20, count=n) for key, size, n in rows])
     del model, step_model, train_step, losses, events
 
 # 5. the optimizer ------------------------------------------------------------------

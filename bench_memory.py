@@ -1,9 +1,11 @@
 """
 bench.py --memory: where a training step's peak memory sits. One step runs with the CUDA caching
 allocator's history recorded (torch.cuda.memory._record_memory_history); the tensors live at the
-step's peak are grouped by the line that allocated them, the innermost frame in this repository or
-in Inductor's generated code. What it is for: seeing what a recompute setting or the loss's chunk
-would have to free to move the peak (docs/perf-notes.md, where the steps' peaks sit).
+step's peak are grouped by where they were allocated: the innermost frame in this repository (file
+and line) or in Inductor's generated code. What it is for: seeing what a recompute setting or the
+loss's chunk would have to free to move the peak (docs/perf-notes.md, where the steps' peaks sit).
+Sizes are the bytes asked for; the allocator rounds each block up a little (up to 2 MiB for the
+largest), so the peak it reports is slightly above the sums here.
 """
 import os
 import re
@@ -11,6 +13,7 @@ import collections
 import linecache
 
 import torch
+from torch._inductor.runtime.cache_dir_utils import cache_dir
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 MiB = 2 ** 20
@@ -27,51 +30,67 @@ def record_step(step):
         torch.cuda.memory._record_memory_history(enabled=None)
     return snapshot['device_traces'][torch.cuda.current_device()]
 
-def where(event):
+def where(event, inductor_dir):
     """Where an allocation was made: the innermost frame in this repository (file and line), or in
-    Inductor's generated code, by the statement without the buffer's name, so that the layers' buffers
-    of one kind (each made on a line of its own) come together."""
-    for frame in event.get('frames', []):
+    Inductor's generated code under inductor_dir, by the statement without the buffer's name, so that
+    the layers' buffers of one kind (each made on a line of its own) come together."""
+    frames = event.get('frames', [])
+    for frame in frames:
         name = frame['filename']
         source = linecache.getline(name, frame['line']).strip()
-        if name.startswith(ROOT + os.sep) and os.path.basename(name) != 'bench_memory.py':
+        if name.startswith(ROOT + os.sep):
             return f"{os.path.relpath(name, ROOT)}:{frame['line']} {source[:100]}"
-        if 'torchinductor' in name:
+        if name.startswith(inductor_dir + os.sep):
             return f"Inductor's {os.path.basename(name)}: {re.sub(r'^buf[0-9]+ = ', '', source)[:100]}"
-    return 'elsewhere: ' + ' < '.join(f"{os.path.basename(f['filename'])}:{f['line']}" for f in event.get('frames', [])[:3])
+    if not frames:  # autograd's backward thread runs no Python while it makes PyTorch's gradients
+        return "no Python frame (PyTorch's own backward ops)"
+    return 'elsewhere: ' + ' < '.join(f"{os.path.basename(f['filename'])}:{f['line']}" for f in frames[:3])
 
-def live_at_peak(events):
-    """(bytes the step itself had allocated at its peak, the event that reached it, the allocations live
-    then). Blocks allocated before the recording are not in it: their frees are skipped."""
-    live, now, peak, at = {}, 0, 0, None
+def _walk(events):
+    """(index, the allocations live after that event by address, their bytes), event by event. A block
+    counts as free when the program frees it (free_requested), as torch.cuda.memory_allocated does;
+    blocks allocated before the recording are not in it, so their frees are skipped."""
+    live, now = {}, 0
     for i, e in enumerate(events):
         if e['action'] == 'alloc':
             live[e['addr']] = e
             now += e['size']
-        elif e['action'] == 'free_completed' and e['addr'] in live:
+        elif e['action'] == 'free_requested' and e['addr'] in live:
             now -= live.pop(e['addr'])['size']
+        yield i, live, now
+
+def live_at_peak(events):
+    """(bytes the step itself had allocated at its peak, the event that first reached it, the
+    allocations live then)."""
+    peak, at = 0, None
+    for i, _, now in _walk(events):
         if now > peak:
             peak, at = now, i
-    live = {}
-    for e in events[:0 if at is None else at + 1]:  # the same walk again, up to the peak
-        if e['action'] == 'alloc':
-            live[e['addr']] = e
-        elif e['action'] == 'free_completed':
-            live.pop(e['addr'], None)
-    return peak, at, list(live.values())
+    for i, live, _ in _walk(events):
+        if i == at:
+            return peak, at, list(live.values())
+    return 0, None, []
 
-def report(title, events, before, peak_allocated, most=30):
-    """The text of the breakdown: the step's peak, what was allocated before it, and the allocations live at
-    the peak grouped by where() made them, largest first."""
+def breakdown(events):
+    """(the step's own bytes at its peak, where the peak was reached, [(where, bytes, count)] of the
+    allocations live then, largest first)."""
     own, at, live = live_at_peak(events)
+    inductor_dir = cache_dir()
     groups = collections.defaultdict(lambda: [0, 0])
     for e in live:
-        group = groups[where(e)]
+        group = groups[where(e, inductor_dir)]
         group[0] += e['size']
         group[1] += 1
+    rows = sorted(((key, size, n) for key, (size, n) in groups.items()), key=lambda row: -row[1])
+    return own, None if at is None else where(events[at], inductor_dir), rows
+
+def report(title, events, before, peak_allocated, most=30):
+    """The text of the breakdown: the step's peak, what was allocated before it, and the allocations
+    live at the peak grouped by where() made them, largest first."""
+    own, reached_by, rows = breakdown(events)
     lines = [f"{title}: peak {peak_allocated / MiB:,.0f} MiB allocated; {before / MiB:,.0f} MiB before the step "
-             f"(weights, optimizer state, data), {own / MiB:,.0f} MiB of the step's own at its peak, "
-             + ("reached by " + where(events[at]) if at is not None else "nothing allocated"),
+             f"(weights, optimizer state, data), {own / MiB:,.0f} MiB asked for by the step at its peak, "
+             + (f"reached by {reached_by}" if reached_by else "nothing allocated"),
              f"{'MiB':>9} {'count':>6}  live at the peak, by where allocated"]
-    lines += [f"{size / MiB:9.1f} {n:6d}  {key}" for key, (size, n) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:most]]
-    return lines
+    lines += [f"{size / MiB:9.1f} {n:6d}  {key}" for key, size, n in rows[:most]]
+    return lines, own, rows

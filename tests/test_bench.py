@@ -167,36 +167,43 @@ def test_profile_writes_a_trace_and_a_summary(tmp_path):
     assert 'trace.json' in out
 
 
-def test_memory_groups_what_is_live_at_the_peak_by_where_it_was_allocated(tmp_path):
+def test_memory_groups_what_is_live_at_the_peak_by_where_it_was_allocated(tmp_path, monkeypatch):
     import bench_memory
-    ours = lambda line: [{'filename': os.path.join(ROOT, 'model.py'), 'line': line, 'name': 'forward'}]
-    code = tmp_path / 'torchinductor_me' / 'cabc.py'  # two layers' buffers of one kind, each on its own line
+    monkeypatch.setattr(bench_memory, 'cache_dir', lambda: str(tmp_path))  # Inductor's generated code is there
+    code = tmp_path / 'ab' / 'cabc.py'  # two layers' buffers of one kind, each on its own line
     code.parent.mkdir()
     code.write_text("buf7 = empty_strided_cuda((4, 8), (8, 1), torch.bfloat16)\n"
                     "buf21 = empty_strided_cuda((4, 8), (8, 1), torch.bfloat16)\n")
-    inductor = lambda line: [{'filename': str(code), 'line': line, 'name': 'call'}]
-    other = [{'filename': '/usr/lib/python3/site-packages/torch/optim/adamw.py', 'line': 3, 'name': 'step'}]
+    frame = lambda filename, line: {'filename': str(filename), 'line': line, 'name': 'f'}
+    torch_op = frame('/usr/lib/python3/site-packages/torch/nn/functional.py', 3)
+    # innermost first: PyTorch's own frame, then the first of ours or Inductor's counts, not the outer ones
+    ours = lambda line: [torch_op, frame(os.path.join(ROOT, 'model.py'), line), frame(code, 1),
+                         frame(os.path.join(ROOT, 'bench.py'), 1)]
+    inductor = lambda line: [torch_op, frame(code, line), frame(os.path.join(ROOT, 'model.py'), 1)]
     alloc = lambda addr, mib, frames: dict(action='alloc', addr=addr, size=mib * 2 ** 20, frames=frames)
-    free = lambda addr: dict(action='free_completed', addr=addr, size=0, frames=[])
-    events = [alloc(1, 10, ours(5)), alloc(2, 20, inductor(1)), free(99),  # 99: allocated before the recording
-              alloc(3, 5, ours(5)), alloc(6, 3, inductor(2)), alloc(4, 1, other), free(2), alloc(5, 8, ours(9)),
-              free(1), free(3)]
+    freed = lambda action, addr, mib: dict(action=action, addr=addr, size=mib * 2 ** 20, frames=[])
+    free = lambda addr, mib: [freed('free_requested', addr, mib), freed('free_completed', addr, mib)]
+    events = [alloc(1, 10, ours(5)), alloc(2, 20, inductor(1)), *free(99, 50),  # 99: made before the recording
+              alloc(3, 5, ours(5)), alloc(6, 3, inductor(2)), alloc(4, 1, [torch_op]),
+              freed('free_requested', 2, 20),  # freed by the program; the allocator completes it later
+              alloc(5, 20, ours(9)), freed('free_completed', 2, 20), *free(1, 10), alloc(7, 10, [])]
     own, at, live = bench_memory.live_at_peak(events)
-    # 10, 30, 35, 38, 39 MiB, then 19 + 8 = 27: the peak is at the fifth allocation, before 2 is freed
-    assert own == 39 * 2 ** 20 and at == 5 and sorted(e['addr'] for e in live) == [1, 2, 3, 4, 6]
-    lines = bench_memory.report('test', events, 100 * 2 ** 20, 139 * 2 ** 20)
-    assert lines[0].startswith('test: peak 139 MiB allocated; 100 MiB before the step') and '39 MiB of the step' in lines[0]
-    assert 'reached by elsewhere: adamw.py:3' in lines[0]
-    rows = [l.split(None, 2) for l in lines[2:]]
-    assert [(float(mib), int(n)) for mib, n, _ in rows] == [(23.0, 2), (15.0, 2), (1.0, 1)]
-    assert rows[0][2] == "Inductor's cabc.py: empty_strided_cuda((4, 8), (8, 1), torch.bfloat16)"
-    assert rows[1][2].startswith('model.py:5 ') and rows[2][2] == 'elsewhere: adamw.py:3'
+    # 10, 30, 35, 38, 39 MiB, then 19 + 20 = 39 again (a tie: the first reach counts), 29, 39 once more
+    assert own == 39 * 2 ** 20 and at == 6 and sorted(e['addr'] for e in live) == [1, 2, 3, 4, 6]
+    lines, own, rows = bench_memory.report('test', events, 100 * 2 ** 20, 139 * 2 ** 20)
+    assert lines[0].startswith('test: peak 139 MiB allocated; 100 MiB before the step')
+    assert '39 MiB asked for by the step at its peak, reached by elsewhere: functional.py:3' in lines[0]
+    table = [l.split(None, 2) for l in lines[2:]]
+    assert [(float(mib), int(n)) for mib, n, _ in table] == [(23.0, 2), (15.0, 2), (1.0, 1)]
+    assert table[0][2] == "Inductor's cabc.py: empty_strided_cuda((4, 8), (8, 1), torch.bfloat16)"
+    assert table[1][2].startswith('model.py:5 ') and table[2][2] == 'elsewhere: functional.py:3'
+    assert bench_memory.where(events[-1], str(tmp_path)) == "no Python frame (PyTorch's own backward ops)"
     assert bench_memory.live_at_peak([]) == (0, None, [])
 
 
 def test_memory_without_cuda_says_so(tmp_path):
     out = bench(tmp_path, '--memory')
-    assert "memory needs CUDA" in out and "Training step" not in out
+    assert "memory needs CUDA" in out and "Training step" not in out and not (tmp_path / 'bench.json').exists()
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="the allocator's history is CUDA's")
