@@ -333,8 +333,8 @@ elif memory:
     graphed = memory_variant.endswith('graphed')
     print(f"\nmemory: {memory_variant}, {warmup_steps} warm-up steps, then one step recorded", flush=True)
     torch._dynamo.reset()  # what an earlier part of this run left (as between the end-to-end variants)
-    drop_leftovers()
     model, step_model = build(memory_variant)
+    drop_leftovers()  # and the kernels' timing of each op in build (kernels/choose.py), on side streams too
     train_step, losses = stepper(memory_variant.replace(' graphed', ''), step_model, make_optimizer(model))
     # a graphed variant's step un-graphed, with cuBLAS as StepGraph records it (no workspace to allocate)
     with cublas_without_workspace() if graphed else contextlib.nullcontext():
