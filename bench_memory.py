@@ -4,8 +4,8 @@ allocator's history recorded (torch.cuda.memory._record_memory_history); the ten
 step's peak are grouped by where they were allocated: the innermost frame in this repository (file
 and line) or in Inductor's generated code. What it is for: seeing what a recompute setting or the
 loss's chunk would have to free to move the peak (docs/perf-notes.md, where the steps' peaks sit).
-Sizes are the bytes asked for; the allocator rounds each block up a little (up to 2 MiB for the
-largest), so the peak it reports is slightly above the sums here.
+Sizes are the bytes asked for; torch.cuda.max_memory_allocated counts the allocator's blocks, which
+can be somewhat larger, so the peak it reports may sit a few MiB above the sums here.
 """
 import os
 import re
