@@ -340,7 +340,7 @@ elif memory:
     with cublas_without_workspace() if graphed else contextlib.nullcontext():
         for _ in range(warmup_steps):
             train_step()
-        gc.collect()
+        gc.collect()  # not drop_leftovers(): an un-graphed step's cuBLAS workspace is part of what it runs with
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
         before = torch.cuda.memory_allocated()

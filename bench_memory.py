@@ -37,10 +37,11 @@ def where(event, inductor_dir):
     frames = event.get('frames', [])
     for frame in frames:
         name = frame['filename']
-        source = linecache.getline(name, frame['line']).strip()
-        if name.startswith(ROOT + os.sep):
-            return f"{os.path.relpath(name, ROOT)}:{frame['line']} {source[:100]}"
-        if name.startswith(inductor_dir + os.sep):
+        ours = name.startswith(ROOT + os.sep)
+        if ours or name.startswith(inductor_dir + os.sep):  # only these frames' source is read
+            source = linecache.getline(name, frame['line']).strip()
+            if ours:
+                return f"{os.path.relpath(name, ROOT)}:{frame['line']} {source[:100]}"
             return f"Inductor's {os.path.basename(name)}: {re.sub(r'^buf[0-9]+ = ', '', source)[:100]}"
     if not frames:  # autograd's backward thread runs no Python while it makes PyTorch's gradients
         return "no Python frame (PyTorch's own backward ops)"
