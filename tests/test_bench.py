@@ -44,9 +44,13 @@ def test_end_to_end_table_and_json(tmp_path):
         assert math.isfinite(v['final_loss']) and 0 < v['final_loss'] < math.log(512) + 1
         assert v['vs_baseline_eager'] == pytest.approx(runs['baseline eager']['ms'] / v['ms'])
         assert set(v['kernels']) == {'layer_norm', 'gelu', 'attention', 'cross_entropy'}
-    # Triton cannot run here: the kernels variant is PyTorch everywhere, so the losses are equal
+    # Triton cannot run here: the kernels variant is PyTorch everywhere. It differs from the baseline only in how the
+    # tied matrix's gradient adds up (its looked-up rows scattered into the head's, scatter_embedding_grad), which is
+    # fp32 rounding: after three steps the losses are equal or an ulp or so apart (one ulp under the GPU machine's
+    # torch 2.11 on its CPU, none on CI's). A wrong op in the variant would be orders of magnitude further off.
     assert set(runs['kernels eager']['kernels'].values()) == {'torch'}
-    assert runs['kernels eager']['loss_diff'] == 0 and r['losses_agree'] is True
+    assert abs(runs['kernels eager']['loss_diff']) <= 8 * math.ulp(runs['baseline eager']['final_loss'])
+    assert r['losses_agree'] is True
 
 
 def test_variants_runs_only_those_asked(tmp_path):
