@@ -271,7 +271,9 @@ def test_h100_build_keeps_wgmma_async(pass_, head_dim, causal, group):
     config = FA.CONFIGS[pass_][head_dim][0]
     script = os.path.join(os.path.dirname(__file__), "sm90_ptxas.py")
     args = [KERNEL_OF_PASS[pass_], *map(str, config), "--head-dim", str(head_dim), "--group", str(group)]
-    report = subprocess.run([sys.executable, script, *args] + ([] if causal else ["--not-causal"]),
-                            capture_output=True, text=True, check=True).stdout
+    p = subprocess.run([sys.executable, script, *args] + ([] if causal else ["--not-causal"]), capture_output=True, text=True)
+    # its output on failure: on the GPU machines it has exited non-zero now and then, for a reason not yet seen
+    assert p.returncode == 0, f"exit {p.returncode}:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
+    report = p.stdout
     assert "Used" in report and "registers" in report, report  # ptxas built it
     assert "serialized" not in report, report
