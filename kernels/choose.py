@@ -224,7 +224,7 @@ def cache_key(op, shapes, dtype, compile, backward, device, graphed=False):
     workspace = f" | cuBLAS workspace {os.environ.get('CUBLAS_WORKSPACE_CONFIG', 'default')}" if device.type == 'cuda' else ''
     return (f"{gpu}{workspace} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
             f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}{' | graphed' if graphed else ''} | "
-            f"{'fwd+bwd' if backward else 'fwd'} | v11")
+            f"{'fwd+bwd' if backward else 'fwd'} | v12")
 
 
 def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True, graphed=False,

@@ -11,12 +11,14 @@ logits z = x_i W^T (in x's dtype, as the matmul gives them; then fp32):
     mean: loss = sum_i loss_i / n, n = rows not ignored (0 loss, zero grads when n = 0)
 The gradients are made in the forward pass, chunk by chunk: the logits chunk becomes
 its own gradient g, unscaled by the mean's 1 / n, in place (one Triton program per row:
-a pass for lse, a pass writing g), then dx_chunk = g W and dW += g^T x_chunk (cuBLAS; dW
-summed in fp32). The backward only scales dx and dW by the incoming gradient (over n for
-the mean): no second sweep over V.
-Peak extra memory: one buffer for a chunk of logits (at most chunk_bytes), the fp32 dW, dx;
-under autocast also the weight's copy in x's dtype (as autocast's own cast would make), and in
-the backward the scaled dW in the weight's dtype beside the saved fp32 one.
+a pass for lse, a pass writing g), then dx_chunk = g W and dW += g^T x_chunk (dW summed in
+fp32; on the GPU each product by the cuBLASLt algorithm measured fastest for it at the op's
+first call for these shapes, kernels/matmul.py). The backward only scales dx and dW by the
+incoming gradient (over n for the mean): no second sweep over V.
+Peak extra memory: one buffer for a chunk of logits (at most chunk_bytes), the fp32 dW, dx,
+a split-K product's workspace where cuBLASLt's fastest algorithm is one (12 MiB for GPT-2's
+dx); under autocast also the weight's copy in x's dtype (as autocast's own cast would make),
+and in the backward the scaled dW in the weight's dtype beside the saved fp32 one.
 The chunk trades memory for time: each chunk's dW product reads and writes the whole fp32 dW,
 which costs about 300 / rows of the chunk's own matmuls on the H100, whatever V and H are
 (docs/perf-notes.md; GPT-2's head: 5.71 ms in 6 chunks, 5.41 in 3). By default a chunk is
@@ -39,6 +41,7 @@ import torch
 import torch.nn.functional as F
 
 from kernels.backend import triton, tl, use_triton, as_rows, for_compile, launch, INTERPRET, TRITON_AVAILABLE, cdiv
+from kernels.matmul import matmul_plan
 
 if TRITON_AVAILABLE:
     from triton.language.extra import libdevice
@@ -198,6 +201,17 @@ def chunk_bytes_for(V, itemsize, least_bytes, least_rows):
     (the op's default: chunk_bytes_for(V, itemsize, CHUNK_BYTES, CHUNK_ROWS))."""
     return max(least_bytes, least_rows * V * itemsize)
 
+def _chunk_products(x, weight, logits, dx, dweight, rows):
+    """{chunk rows: plans of the chunk's products (logits = x W^T, dx = g W, dW = g^T x, dW += g^T x)} for the first
+    chunk and the last, which may be shorter; made before the buffers hold anything, as measuring writes them."""
+    plans = {}
+    for start in sorted({0, (x.shape[0] - 1) // rows * rows}) if x.shape[0] else ():
+        x_chunk = x[start:start + rows]
+        g = logits[:x_chunk.shape[0]]
+        plans[x_chunk.shape[0]] = (matmul_plan(x_chunk, weight.T, g), matmul_plan(g, weight, dx[start:start + rows]),
+                                   matmul_plan(g.T, x_chunk, dweight), matmul_plan(g.T, x_chunk, dweight, beta=1.0))
+    return plans
+
 def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss, chunk_bytes):
     return (x.new_empty((), dtype=torch.float64), torch.empty_like(x),
             weight.new_empty(weight.shape, dtype=torch.float32), targets.new_empty(()))
@@ -220,19 +234,18 @@ def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: tor
     dweight = (torch.empty if N else torch.zeros)(weight.shape, device=x.device, dtype=torch.float32)  # the first chunk overwrites it
     rows = _chunk_rows(N, V, x.element_size(), chunk_bytes)
     logits = torch.empty(min(rows, N), V, device=x.device, dtype=x.dtype)  # one buffer: the chunks take turns
+    plans = _chunk_products(x, weight, logits, dx, dweight, rows)
     for start in range(0, N, rows):
         x_chunk = x[start:start + rows]
-        g = torch.mm(x_chunk, weight.T, out=logits[:x_chunk.shape[0]])  # (C, V) logits, then their gradient in place
+        logits_of, dx_of, dweight_first, dweight_add = plans[x_chunk.shape[0]]
+        g = logits_of(x_chunk, weight.T, logits[:x_chunk.shape[0]])  # (C, V) logits, then their gradient in place
         launch(_linear_cross_entropy_fwd_kernel)[(g.shape[0],)](
             g, targets[start:start + rows], loss_rows[start:start + rows], V, g.stride(0), ignore_index,
             1.0 if softcap is None else softcap, z_loss, SOFTCAP=softcap is not None, LIBDEVICE=not INTERPRET,
             PRECISE=not INTERPRET and x.dtype == torch.float32, BLOCK_V=BLOCK_V, SEGMENT=SEGMENT,
             num_warps=NUM_WARPS)
-        torch.mm(g, weight, out=dx[start:start + rows])
-        if x.is_cuda and x.dtype != torch.float32:  # bf16 products summed into fp32 by cuBLAS
-            torch.addmm(dweight, g.T, x_chunk, beta=int(start > 0), out_dtype=torch.float32, out=dweight)
-        else:
-            dweight.addmm_(g.T.float(), x_chunk.float(), beta=int(start > 0))
+        dx_of(g, weight, dx[start:start + rows])
+        (dweight_add if start else dweight_first)(g.T, x_chunk, dweight)  # summed in fp32
     # in fp64: an fp32 sum of many rows rounds off the loss's last digits
     return loss_rows.sum(dtype=torch.float64), dx, dweight, (targets != ignore_index).sum()
 

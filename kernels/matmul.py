@@ -1,0 +1,201 @@
+"""
+Matrix products through cuBLASLt, with the algorithm measured instead of taken on the heuristic's word.
+
+    out = a @ b + beta * out       a (M, K) and b (K, N) in bf16 or fp16; out (M, N) in their dtype or fp32;
+                                   products summed in fp32; beta 0 (out written only) or not (out read too)
+
+torch.mm runs the first algorithm cuBLAS's heuristic names for a problem. cuBLASLt's heuristic offers several (eight
+on the H100 for the shapes below), and the first is not always the fastest: for the chunk products of GPT-2's fused
+LM head and loss (2048 rows, H = 768, V = 50304), others ran the logits product 9% faster, dx's 4% and the fp32 sum
+of dW's 9%, and the whole op's forward 0.3 ms faster (docs/perf-notes.md, twenty-third session). matmul_plan times
+every offered algorithm on the caller's own tensors, once per problem (shapes, strides, dtypes, beta zero or not,
+GPU), and returns a callable that launches the fastest; later plans for the same problem reuse the choice.
+
+Constraints: a and b each row-major or the transpose of a row-major matrix, out row-major, every pointer and
+leading dimension 16-byte aligned. Measuring runs the products into out: make a plan before out holds anything
+worth keeping (the fused loss makes its chunk plans before its first chunk). Measuring waits on the GPU, which a
+CUDA graph's capture forbids: a problem first met while capturing takes the heuristic's first algorithm (one printed
+line). Where cuBLASLt cannot take the problem (CPU tensors, fp32 inputs, unaligned rows, no library found) the plan
+is matmul_ref, PyTorch's own call.
+"""
+import ctypes
+import statistics
+
+import torch
+
+from kernels.backend import say_once
+
+
+def matmul_ref(a, b, out, beta=0.0):
+    """out = a @ b + beta * out by PyTorch's calls, the products summed in fp32 where out is fp32; returns out."""
+    if out.dtype == a.dtype:
+        return torch.mm(a, b, out=out) if beta == 0 else out.addmm_(a, b, beta=beta)
+    if a.is_cuda:  # low-precision products summed into fp32 by cuBLAS, no fp32 copies of a and b
+        return torch.addmm(out, a, b, beta=beta, out_dtype=out.dtype, out=out)
+    return out.addmm_(a.float(), b.float(), beta=beta)
+
+
+# cuBLASLt's enums (cublasLt.h, cuBLAS 12 and 13)
+_DTYPES = {torch.bfloat16: 14, torch.float16: 2, torch.float32: 0}  # cudaDataType
+_COMPUTE_32F = 68                                                 # cublasComputeType_t
+_DESC_TRANSA, _DESC_TRANSB = 3, 4                                 # cublasLtMatmulDescAttributes_t
+_PREF_MAX_WORKSPACE, _PREF_ALIGNMENT_A = 1, 5                     # cublasLtMatmulPreferenceAttributes_t (A..D: 5..8)
+ALIGNMENT = 16            # bytes: what Hopper's tensor-memory copies need, and what plans ask cuBLASLt to allow
+MAX_WORKSPACE = 32 << 20  # bytes an algorithm may ask for (split-K's partial sums): PyTorch's own cuBLAS workspace
+ROUNDS, CALLS = 5, 3      # measuring: rounds in turn over the algorithms, CALLS back-to-back calls timed in each
+
+
+class _Heuristic(ctypes.Structure):  # cublasLtMatmulHeuristicResult_t
+    _fields_ = [("algo", ctypes.c_uint64 * 8), ("workspace", ctypes.c_size_t), ("state", ctypes.c_int),
+                ("waves", ctypes.c_float), ("reserved", ctypes.c_int * 4)]
+
+
+_lib, _handles, _chosen = [], {}, {}
+
+
+def _cublaslt():
+    """The cuBLASLt library PyTorch loaded (found in the process's memory map), or None."""
+    if not _lib:
+        torch.cuda.current_blas_handle()  # loads cuBLAS, and cuBLASLt with it
+        try:
+            with open("/proc/self/maps") as maps:
+                path = next((line.split()[-1] for line in maps if "libcublasLt.so" in line), None)
+        except OSError:
+            path = None
+        _lib.append(ctypes.CDLL(path) if path else None)
+    return _lib[0]
+
+
+def _check(status, call):
+    if status != 0:
+        raise RuntimeError(f"cuBLASLt {call}: status {status}")
+
+
+def _operand(t, rows, cols):
+    """(transpose, (rows, cols, ld) of the column-major matrix in memory) for cuBLAS's operand op(X) = t^T,
+    (rows x cols), with t row-major or the transpose of a row-major matrix; None otherwise."""
+    if t.stride(1) == 1 and t.stride(0) >= max(1, t.shape[1]):  # t row-major: t^T column-major as it is
+        return 0, (rows, cols, t.stride(0))
+    if t.stride(0) == 1 and t.stride(1) >= max(1, t.shape[0]):  # t^T row-major: t column-major, transposed
+        return 1, (cols, rows, t.stride(1))
+    return None
+
+
+class _LtPlan:
+    """One problem's cuBLASLt descriptors and its offered algorithms; __call__ launches the chosen one."""
+
+    def __init__(self, lib, a, b, out, beta):
+        (M, K), N = a.shape, b.shape[1]
+        # row-major out (M, N) is column-major out^T (N x M) = b^T a^T: cuBLAS's A is b^T, its B is a^T
+        (trans_a, lay_a), (trans_b, lay_b) = _operand(b, N, K), _operand(a, K, M)
+        self.lib, self.beta, self.device = lib, ctypes.c_float(beta), out.device
+        self.alpha = ctypes.c_float(1.0)
+        self.handle = _handles.get(out.device.index)
+        if self.handle is None:
+            self.handle = _handles[out.device.index] = ctypes.c_void_p()
+            with torch.cuda.device(out.device):
+                _check(lib.cublasLtCreate(ctypes.byref(self.handle)), "create")
+        self.desc = ctypes.c_void_p()
+        _check(lib.cublasLtMatmulDescCreate(ctypes.byref(self.desc), _COMPUTE_32F, _DTYPES[torch.float32]), "desc")
+        for attr, trans in ((_DESC_TRANSA, trans_a), (_DESC_TRANSB, trans_b)):
+            _check(lib.cublasLtMatmulDescSetAttribute(self.desc, attr, ctypes.byref(ctypes.c_int32(trans)), 4), "desc")
+        self.layouts = [ctypes.c_void_p() for _ in range(3)]
+        for lay, dtype, (rows, cols, ld) in zip(self.layouts, (b.dtype, a.dtype, out.dtype),
+                                                (lay_a, lay_b, (N, M, out.stride(0)))):
+            _check(lib.cublasLtMatrixLayoutCreate(ctypes.byref(lay), _DTYPES[dtype], ctypes.c_uint64(rows),
+                                                  ctypes.c_uint64(cols), ctypes.c_int64(ld)), "layout")
+        pref = ctypes.c_void_p()
+        _check(lib.cublasLtMatmulPreferenceCreate(ctypes.byref(pref)), "preference")
+        _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_MAX_WORKSPACE,
+                                                        ctypes.byref(ctypes.c_uint64(MAX_WORKSPACE)), 8), "preference")
+        for i in range(4):  # A, B, C, D: the pointers are only known to be ALIGNMENT-aligned
+            _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_ALIGNMENT_A + i,
+                                                            ctypes.byref(ctypes.c_uint32(ALIGNMENT)), 4), "preference")
+        offered, count = (_Heuristic * 16)(), ctypes.c_int()
+        a_lay, b_lay, d_lay = self.layouts
+        _check(lib.cublasLtMatmulAlgoGetHeuristic(self.handle, self.desc, a_lay, b_lay, d_lay, d_lay, pref, 16,
+                                                  offered, ctypes.byref(count)), "heuristic")
+        lib.cublasLtMatmulPreferenceDestroy(pref)
+        self.algos = [offered[i] for i in range(count.value) if offered[i].state == 0]
+        self.chosen = 0
+        self.layout = _layout(a, b, out)
+
+    def launch(self, algo, a, b, out):
+        workspace = torch.empty(algo.workspace, dtype=torch.uint8, device=self.device) if algo.workspace else None
+        a_lay, b_lay, d_lay = self.layouts
+        _check(self.lib.cublasLtMatmul(
+            self.handle, self.desc, ctypes.byref(self.alpha), ctypes.c_void_p(b.data_ptr()), a_lay,
+            ctypes.c_void_p(a.data_ptr()), b_lay, ctypes.byref(self.beta), ctypes.c_void_p(out.data_ptr()), d_lay,
+            ctypes.c_void_p(out.data_ptr()), d_lay, ctypes.byref(algo.algo),
+            ctypes.c_void_p(0 if workspace is None else workspace.data_ptr()), ctypes.c_size_t(algo.workspace),
+            ctypes.c_void_p(torch.cuda.current_stream(self.device).cuda_stream)), "matmul")
+        return out
+
+    def fastest(self, a, b, out):
+        """The index of the offered algorithm that runs these tensors fastest (median over rounds in turn)."""
+        usable = []
+        for i, algo in enumerate(self.algos):  # a first call each, off the clock; an algorithm that fails is out
+            try:
+                self.launch(algo, a, b, out)
+                usable.append(i)
+            except RuntimeError:
+                pass
+        if len(usable) < 2:
+            return usable[0] if usable else None
+        timed = []
+        for _ in range(ROUNDS):
+            for i in usable:
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                for _ in range(CALLS):
+                    self.launch(self.algos[i], a, b, out)
+                end.record()
+                timed.append((i, start, end))
+        torch.cuda.synchronize(self.device)
+        ms = {i: statistics.median(s.elapsed_time(e) for j, s, e in timed if j == i) for i in usable}
+        return min(ms, key=ms.get)
+
+    def __call__(self, a, b, out):
+        if _layout(a, b, out) != self.layout or not all(map(_aligned, (a, b, out))):
+            raise ValueError(f"matmul plan for {self.layout} called on {_layout(a, b, out)} (or unaligned pointers)")
+        return self.launch(self.algos[self.chosen], a, b, out)
+
+
+def _layout(a, b, out):
+    return a.shape, a.stride(), b.shape, b.stride(), out.shape, out.stride(), a.dtype, b.dtype, out.dtype
+
+
+def _aligned(t):
+    return t.data_ptr() % ALIGNMENT == 0 and all(s * t.element_size() % ALIGNMENT == 0 for s in t.stride() if s != 1)
+
+
+def _lt_takes(a, b, out):
+    """Whether cuBLASLt can take the problem as _LtPlan poses it."""
+    return (a.is_cuda and a.dtype == b.dtype and a.dtype in (torch.bfloat16, torch.float16)
+            and out.dtype in (a.dtype, torch.float32) and out.numel() > 0 and a.shape[1] > 0 and out.stride(1) == 1
+            and _operand(a, *a.shape) is not None and _operand(b, *b.shape) is not None
+            and all(map(_aligned, (a, b, out))) and _cublaslt() is not None)
+
+
+def matmul_plan(a, b, out, beta=0.0):
+    """A callable plan(a, b, out) computing out = a @ b + beta * out for tensors of these shapes, strides and dtypes,
+    by the fastest cuBLASLt algorithm measured on these tensors (which overwrites out), or by matmul_ref."""
+    if a.dim() != 2 or b.dim() != 2 or out.shape != (a.shape[0], b.shape[1]) or a.shape[1] != b.shape[0]:
+        raise ValueError(f"matmul_plan: shapes {tuple(a.shape)} @ {tuple(b.shape)} -> {tuple(out.shape)}")
+    ref = lambda a, b, out: matmul_ref(a, b, out, beta)
+    if not _lt_takes(a, b, out):
+        return ref
+    key = (_layout(a, b, out), beta, out.device)
+    plan = _chosen.get(key)
+    if plan is None:
+        plan = _LtPlan(_cublaslt(), a, b, out, beta)
+        if torch.cuda.is_current_stream_capturing():  # no measuring inside a capture; not kept for later plans
+            say_once("matmul_plan: a problem first met in a CUDA graph's capture takes cuBLASLt's first algorithm")
+            return plan if plan.algos else ref
+        plan.chosen = plan.fastest(a, b, out)
+        if plan.chosen is None:
+            say_once(f"matmul_plan: cuBLASLt offers no algorithm for {tuple(a.shape)} @ {tuple(b.shape)} "
+                     f"({a.dtype} -> {out.dtype}); using PyTorch's")
+            plan = ref
+        _chosen[key] = plan
+    return plan

@@ -1,0 +1,101 @@
+"""
+Tests of kernels.matmul: a plan's out = a @ b + beta * out against float64 and PyTorch's own product in the same
+dtypes (the three-way rule), over shapes that are not powers of two, one row, wider than any tile and GPT-2's real
+ones (the fused loss's chunk products), a and b row-major or transposed, beta 0 and 1, out in the inputs' dtype or
+fp32; which problems cuBLASLt takes (on the GPU) and which go to PyTorch; one measuring per problem; a plan made
+inside a CUDA graph's capture.
+"""
+import importlib
+
+import pytest
+import torch
+
+from conftest import assert_close_3way, dtype_id
+
+MM = importlib.import_module("kernels.matmul")
+CUDA = torch.cuda.is_available()
+LOW = [torch.bfloat16, torch.float16]
+
+# (M, K, N): one row; odd sizes; wider than a tile; K far larger than M and N
+SHAPES = [(1, 64, 40), (40, 24, 72), (300, 136, 520), (8, 4096, 8)]
+# the fused loss's chunk products at GPT-2's head (2048 rows), in bf16 and the layouts it runs them in
+GPT2 = {(2048, 768, 50304): "nt", (2048, 50304, 768): "nn", (50304, 2048, 768): "tn"} if CUDA else {}
+# (input dtype, out dtype)
+DTYPE_PAIRS = [(torch.bfloat16, torch.bfloat16), (torch.bfloat16, torch.float32), (torch.float16, torch.float16),
+               (torch.float16, torch.float32), (torch.float32, torch.float32)]
+CASES = [(shape, layout, dtypes) for shape in SHAPES for layout in ("nn", "tn", "nt") for dtypes in DTYPE_PAIRS] + [
+    (shape, layout, dtypes) for shape, layout in GPT2.items() for dtypes in DTYPE_PAIRS[:2]]
+
+
+def operands(M, K, N, dtype, device, a_t, b_t, out_dtype, beta):
+    """a (M, K) and b (K, N), each row-major or a transposed view; out (M, N), random where beta reads it."""
+    a = (torch.randn(K, M, device=device).T if a_t else torch.randn(M, K, device=device)).to(dtype)
+    b = (torch.randn(N, K, device=device).T if b_t else torch.randn(K, N, device=device)).to(dtype) * K ** -0.5
+    out = torch.randn(M, N, device=device).to(out_dtype) if beta else torch.empty(M, N, device=device, dtype=out_dtype)
+    return a, b, out
+
+
+@pytest.mark.parametrize("beta", [0.0, 1.0])
+@pytest.mark.parametrize("shape,layout,dtypes", CASES,
+                         ids=lambda c: "x".join(map(str, c)) if isinstance(c, tuple) and isinstance(c[0], int)
+                         else "-".join(map(dtype_id, c)) if isinstance(c, tuple) else c)
+def test_plan_against_float64(shape, layout, dtypes, beta, device):
+    (M, K, N), (dtype, out_dtype) = shape, dtypes
+    a, b, out = operands(M, K, N, dtype, device, layout[0] == "t", layout[1] == "t", out_dtype, beta)
+    want = a.double() @ b.double() + (beta * out.double() if beta else 0)  # out may hold NaN where beta is 0
+    torch_out = MM.matmul_ref(a, b, out.clone(), beta)
+    plan = MM.matmul_plan(a, b, out.clone(), beta)  # measuring writes into the out it is given
+    got = plan(a, b, out.clone())
+    assert_close_3way("out", got, torch_out, want)
+
+
+@pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
+@pytest.mark.parametrize("dtype", LOW, ids=dtype_id)
+def test_aligned_low_precision_goes_to_cublaslt_the_rest_to_pytorch(dtype):
+    a, b, out = operands(64, 48, 1000, dtype, "cuda", False, True, torch.float32, 0.0)
+    assert isinstance(MM.matmul_plan(a, b, out), MM._LtPlan)
+    assert isinstance(MM.matmul_plan(a.T, out.to(dtype), torch.empty(48, 1000, device="cuda", dtype=dtype)), MM._LtPlan)
+    # rows of 257 (V = 257 in the loss's tests, 50257 in nanoGPT's unpadded vocabulary) are not 16-byte aligned
+    odd = torch.randn(64, 257, device="cuda").to(dtype)
+    assert not isinstance(MM.matmul_plan(a, odd[:48], torch.empty(64, 257, device="cuda", dtype=dtype)), MM._LtPlan)
+    f32 = torch.randn(64, 48, device="cuda")
+    assert not isinstance(MM.matmul_plan(f32, f32.T, torch.empty(64, 64, device="cuda")), MM._LtPlan)
+
+
+def test_cpu_plan_is_pytorchs_call():
+    a, b, out = operands(40, 24, 72, torch.bfloat16, "cpu", False, False, torch.float32, 1.0)
+    want = MM.matmul_ref(a, b, out.clone(), 1.0)
+    assert torch.equal(MM.matmul_plan(a, b, out.clone(), 1.0)(a, b, out), want)
+
+
+@pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
+def test_a_problem_is_measured_once_and_its_plan_checks_its_operands(monkeypatch):
+    measured = []
+    fastest = MM._LtPlan.fastest
+    monkeypatch.setattr(MM._LtPlan, "fastest", lambda self, *t: measured.append(1) or fastest(self, *t))
+    a, b, out = operands(200, 96, 328, torch.bfloat16, "cuda", False, False, torch.bfloat16, 0.0)
+    plan = MM.matmul_plan(a, b, out)
+    assert MM.matmul_plan(a.clone(), b.clone(), torch.empty_like(out)) is plan and len(measured) == 1
+    assert MM.matmul_plan(a, b, out, beta=1.0) is not plan and len(measured) == 2  # beta != 0 is another problem
+    assert len(plan.algos) >= 1 and 0 <= plan.chosen < len(plan.algos)
+    with pytest.raises(ValueError):
+        plan(a[:100], b, out[:100])
+
+
+@pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
+def test_plan_first_made_in_a_graph_capture_runs_on_replay():
+    a, b, out = operands(136, 72, 264, torch.bfloat16, "cuda", True, False, torch.float32, 1.0)
+    MM.matmul_plan(a, b, out)  # cuBLASLt's handle made outside the capture, as any warm-up makes it
+    start = out.clone()
+    graph, side = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side), torch.cuda.graph(graph, stream=side):
+        MM.matmul_plan(a, b, out, beta=1.0)(a, b, out)  # first met here: no measuring, nothing kept
+    torch.cuda.current_stream().wait_stream(side)
+    out.copy_(start)
+    graph.replay()
+    torch.cuda.synchronize()
+    want = a.double() @ b.double() + start.double()
+    assert_close_3way("out", out, MM.matmul_ref(a, b, start.clone(), 1.0), want)
+    key = (MM._layout(a, b, out), 1.0, out.device)
+    assert key not in MM._chosen
