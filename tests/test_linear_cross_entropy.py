@@ -15,6 +15,7 @@ import kernels
 from conftest import DTYPES, check_3way_all, double, forward_backward, dtype_id
 
 LCE = importlib.import_module("kernels.linear_cross_entropy")
+MM = importlib.import_module("kernels.matmul")
 CUDA = torch.cuda.is_available()
 
 # (N rows, H hidden, V vocabulary)
@@ -198,16 +199,23 @@ def test_memory_is_a_chunk_not_the_logits(chunk_bytes):
     x.requires_grad_(), weight.requires_grad_()
     kernels.linear_cross_entropy(x, weight, targets, chunk_bytes=chunk_bytes, backend="triton").backward()  # warm-up: compiles
     x.grad = weight.grad = None
+    chunk = chunk_bytes or LCE.chunk_bytes_for(weight.shape[0], x.element_size(), LCE.CHUNK_BYTES, LCE.CHUNK_ROWS)
+    # the workspace of the warm-up's chosen products, where one is split-K (the plans are kept: no measuring here)
+    rows = LCE._chunk_rows(x.shape[0], weight.shape[0], x.element_size(), chunk)
+    plans = LCE._chunk_products(x.detach(), weight.detach(), torch.empty(rows, weight.shape[0], device="cuda",
+                                dtype=x.dtype), torch.empty_like(x), torch.empty(weight.shape, device="cuda"), rows)
+    workspace = max(p.algos[p.chosen].workspace if isinstance(p, MM._LtPlan) else 0
+                    for products in plans.values() for p in products)
+    del plans
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
     start = torch.cuda.memory_allocated()
     kernels.linear_cross_entropy(x, weight, targets, chunk_bytes=chunk_bytes, backend="triton").backward()
     torch.cuda.synchronize()
     grown = torch.cuda.max_memory_allocated() - start
-    # forward: the chunk buffer, dweight in fp32, dx; backward: the fp32 dweight and dx saved, and
-    # both scaled into new tensors (dweight in bf16); a few MiB for the rows' losses and slack
-    chunk = chunk_bytes or LCE.chunk_bytes_for(weight.shape[0], x.element_size(), LCE.CHUNK_BYTES, LCE.CHUNK_ROWS)
-    forward = chunk + weight.numel() * 4 + x.nbytes
+    # forward: the chunk buffer, dweight in fp32, dx, a product's workspace; backward: the fp32 dweight and dx
+    # saved, and both scaled into new tensors (dweight in bf16); a few MiB for the rows' losses and slack
+    forward = chunk + weight.numel() * 4 + x.nbytes + workspace
     backward = weight.numel() * (4 + 2) + 2 * x.nbytes
     bound = max(forward, backward) + 4 * 2**20
     assert grown <= bound, f"{grown / 2**20:.0f} MiB > {bound / 2**20:.0f} MiB"
