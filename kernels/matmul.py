@@ -98,7 +98,8 @@ class _LtPlan:
         self.desc = ctypes.c_void_p()
         _check(lib.cublasLtMatmulDescCreate(ctypes.byref(self.desc), _COMPUTE_32F, _DTYPES[torch.float32]), "desc")
         for attr, trans in ((_DESC_TRANSA, trans_a), (_DESC_TRANSB, trans_b)):
-            _check(lib.cublasLtMatmulDescSetAttribute(self.desc, attr, ctypes.byref(ctypes.c_int32(trans)), 4), "desc")
+            _check(lib.cublasLtMatmulDescSetAttribute(self.desc, attr, ctypes.byref(ctypes.c_int32(trans)),
+                                                      ctypes.c_size_t(4)), "desc")
         self.layouts = [ctypes.c_void_p() for _ in range(3)]
         for lay, dtype, (rows, cols, ld) in zip(self.layouts, (b.dtype, a.dtype, out.dtype),
                                                 (lay_a, lay_b, (N, M, out.stride(0)))):
@@ -106,11 +107,11 @@ class _LtPlan:
                                                   ctypes.c_uint64(cols), ctypes.c_int64(ld)), "layout")
         pref = ctypes.c_void_p()
         _check(lib.cublasLtMatmulPreferenceCreate(ctypes.byref(pref)), "preference")
-        _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_MAX_WORKSPACE,
-                                                        ctypes.byref(ctypes.c_uint64(MAX_WORKSPACE)), 8), "preference")
+        _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_MAX_WORKSPACE, ctypes.byref(
+            ctypes.c_uint64(MAX_WORKSPACE)), ctypes.c_size_t(8)), "preference")
         for i in range(4):  # A, B, C, D: the pointers are only known to be ALIGNMENT-aligned
-            _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_ALIGNMENT_A + i,
-                                                            ctypes.byref(ctypes.c_uint32(ALIGNMENT)), 4), "preference")
+            _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_ALIGNMENT_A + i, ctypes.byref(
+                ctypes.c_uint32(ALIGNMENT)), ctypes.c_size_t(4)), "preference")
         offered, count = (_Heuristic * 16)(), ctypes.c_int()
         a_lay, b_lay, d_lay = self.layouts
         _check(lib.cublasLtMatmulAlgoGetHeuristic(self.handle, self.desc, a_lay, b_lay, d_lay, d_lay, pref, 16,
