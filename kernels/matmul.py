@@ -4,12 +4,13 @@ Matrix products through cuBLASLt, with the algorithm measured instead of taken o
     out = a @ b + beta * out       a (M, K) and b (K, N) in bf16 or fp16; out (M, N) in their dtype or fp32;
                                    products summed in fp32; beta 0 (out written only) or not (out read too)
 
-torch.mm runs the first algorithm cuBLAS's heuristic names for a problem. cuBLASLt's heuristic offers several (eight
-on the H100 for the shapes below), and the first is not always the fastest: for the chunk products of GPT-2's fused
+torch.mm runs the one algorithm cuBLAS's heuristic picks for a problem. cuBLASLt's heuristic offers several (eight
+on the H100 for the shapes below), and the pick is not always the fastest: for the chunk products of GPT-2's fused
 LM head and loss (2048 rows, H = 768, V = 50304), others ran the logits product 9% faster, dx's 4% and the fp32 sum
-of dW's 9%, and the whole op's forward 0.3 ms faster (docs/perf-notes.md, twenty-third session). matmul_plan times
+of dW's 5%, and the whole op's forward 0.3 ms faster (docs/perf-notes.md, twenty-third session). matmul_plan times
 every offered algorithm on the caller's own tensors, once per problem (shapes, strides, dtypes, beta zero or not,
-GPU), and returns a callable that launches the fastest; later plans for the same problem reuse the choice.
+GPU), beside PyTorch's own call (cuBLAS's pick need not be among those offered), and returns a callable that
+launches the fastest; later plans for the same problem reuse the choice.
 
 Constraints: a and b each row-major or the transpose of a row-major matrix, out row-major, every pointer and
 leading dimension 16-byte aligned. Measuring runs the products into out: make a plan before out holds anything
@@ -132,28 +133,27 @@ class _LtPlan:
             ctypes.c_void_p(torch.cuda.current_stream(self.device).cuda_stream)), "matmul")
         return out
 
-    def fastest(self, a, b, out):
-        """The index of the offered algorithm that runs these tensors fastest (median over rounds in turn)."""
-        usable = []
-        for i, algo in enumerate(self.algos):  # a first call each, off the clock; an algorithm that fails is out
+    def fastest(self, a, b, out, ref):
+        """The index of the offered algorithm that runs these tensors fastest, or None where PyTorch's call (ref) is
+        faster than each (cuBLAS's own pick need not be among those offered); medians over rounds in turn."""
+        runs = {i: (lambda algo=algo: self.launch(algo, a, b, out)) for i, algo in enumerate(self.algos)}
+        runs[None] = lambda: ref(a, b, out)
+        for i in list(runs):  # a first call each, off the clock; an algorithm that fails is out
             try:
-                self.launch(algo, a, b, out)
-                usable.append(i)
+                runs[i]()
             except RuntimeError:
-                pass
-        if len(usable) < 2:
-            return usable[0] if usable else None
+                del runs[i]
         timed = []
         for _ in range(ROUNDS):
-            for i in usable:
+            for i, run in runs.items():
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 start.record()
                 for _ in range(CALLS):
-                    self.launch(self.algos[i], a, b, out)
+                    run()
                 end.record()
                 timed.append((i, start, end))
         torch.cuda.synchronize(self.device)
-        ms = {i: statistics.median(s.elapsed_time(e) for j, s, e in timed if j == i) for i in usable}
+        ms = {i: statistics.median(s.elapsed_time(e) for j, s, e in timed if j == i) for i in runs}
         return min(ms, key=ms.get)
 
     def __call__(self, a, b, out):
@@ -179,8 +179,9 @@ def _lt_takes(a, b, out):
 
 
 def matmul_plan(a, b, out, beta=0.0):
-    """A callable plan(a, b, out) computing out = a @ b + beta * out for tensors of these shapes, strides and dtypes,
-    by the fastest cuBLASLt algorithm measured on these tensors (which overwrites out), or by matmul_ref."""
+    """A callable plan(a, b, out) computing out = a @ b + beta * out for tensors of these shapes, strides and dtypes:
+    the fastest of cuBLASLt's offered algorithms and PyTorch's call, measured on these tensors (which overwrites
+    out), or matmul_ref where cuBLASLt cannot take the problem."""
     if a.dim() != 2 or b.dim() != 2 or out.shape != (a.shape[0], b.shape[1]) or a.shape[1] != b.shape[0]:
         raise ValueError(f"matmul_plan: shapes {tuple(a.shape)} @ {tuple(b.shape)} -> {tuple(out.shape)}")
     ref = lambda a, b, out: matmul_ref(a, b, out, beta)
@@ -193,10 +194,8 @@ def matmul_plan(a, b, out, beta=0.0):
         if torch.cuda.is_current_stream_capturing():  # no measuring inside a capture; not kept for later plans
             say_once("matmul_plan: a problem first met in a CUDA graph's capture takes cuBLASLt's first algorithm")
             return plan if plan.algos else ref
-        plan.chosen = plan.fastest(a, b, out)
+        plan.chosen = plan.fastest(a, b, out, ref)
         if plan.chosen is None:
-            say_once(f"matmul_plan: cuBLASLt offers no algorithm for {tuple(a.shape)} @ {tuple(b.shape)} "
-                     f"({a.dtype} -> {out.dtype}); using PyTorch's")
             plan = ref
         _chosen[key] = plan
     return plan

@@ -2,8 +2,8 @@
 Tests of kernels.matmul: a plan's out = a @ b + beta * out against float64 and PyTorch's own product in the same
 dtypes (the three-way rule), over shapes that are not powers of two, one row, wider than any tile and GPT-2's real
 ones (the fused loss's chunk products), a and b row-major or transposed, beta 0 and 1, out in the inputs' dtype or
-fp32; which problems cuBLASLt takes (on the GPU) and which go to PyTorch; one measuring per problem; a plan made
-inside a CUDA graph's capture.
+fp32, by the plan's choice and by each algorithm cuBLASLt offers; which problems cuBLASLt takes (on the GPU) and
+which go to PyTorch; one measuring per problem; a plan made inside a CUDA graph's capture.
 """
 import importlib
 
@@ -50,15 +50,34 @@ def test_plan_against_float64(shape, layout, dtypes, beta, device):
 
 
 @pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
+@pytest.mark.parametrize("beta", [0.0, 1.0])
+@pytest.mark.parametrize("shape,layout,dtypes", [c for c in CASES if c[2][0] != torch.float32],
+                         ids=lambda c: "x".join(map(str, c)) if isinstance(c, tuple) and isinstance(c[0], int)
+                         else "-".join(map(dtype_id, c)) if isinstance(c, tuple) else c)
+def test_every_offered_algorithm_against_float64(shape, layout, dtypes, beta):
+    """Whichever algorithm the measuring picks (PyTorch's call included), each cuBLASLt offers must be right."""
+    (M, K, N), (dtype, out_dtype) = shape, dtypes
+    a, b, out = operands(M, K, N, dtype, "cuda", layout[0] == "t", layout[1] == "t", out_dtype, beta)
+    want = a.double() @ b.double() + (beta * out.double() if beta else 0)
+    torch_out = MM.matmul_ref(a, b, out.clone(), beta)
+    plan = MM._LtPlan(MM._cublaslt(), a, b, out, beta)
+    assert len(plan.algos) >= 1
+    for i, algo in enumerate(plan.algos):
+        assert_close_3way(f"out, algorithm {i}", plan.launch(algo, a, b, out.clone()), torch_out, want)
+
+
+@pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
 @pytest.mark.parametrize("dtype", LOW, ids=dtype_id)
 def test_aligned_low_precision_goes_to_cublaslt_the_rest_to_pytorch(dtype):
     a, b, out = operands(64, 48, 1000, dtype, "cuda", False, True, torch.float32, 0.0)
-    assert isinstance(MM.matmul_plan(a, b, out), MM._LtPlan)
-    assert isinstance(MM.matmul_plan(a.T, out.to(dtype), torch.empty(48, 1000, device="cuda", dtype=dtype)), MM._LtPlan)
+    assert MM._lt_takes(a, b, out)
+    assert MM._lt_takes(a.T, out.to(dtype), torch.empty(48, 1000, device="cuda", dtype=dtype))
     # rows of 257 (V = 257 in the loss's tests, 50257 in nanoGPT's unpadded vocabulary) are not 16-byte aligned
     odd = torch.randn(64, 257, device="cuda").to(dtype)
-    assert not isinstance(MM.matmul_plan(a, odd[:48], torch.empty(64, 257, device="cuda", dtype=dtype)), MM._LtPlan)
+    assert not MM._lt_takes(a, odd[:48], torch.empty(64, 257, device="cuda", dtype=dtype))
+    assert not MM._lt_takes(a[:, 1:], b[1:], out)  # a pointer 2 bytes past an aligned one
     f32 = torch.randn(64, 48, device="cuda")
+    assert not MM._lt_takes(f32, f32.T, torch.empty(64, 64, device="cuda"))
     assert not isinstance(MM.matmul_plan(f32, f32.T, torch.empty(64, 64, device="cuda")), MM._LtPlan)
 
 
@@ -74,12 +93,12 @@ def test_a_problem_is_measured_once_and_its_plan_checks_its_operands(monkeypatch
     fastest = MM._LtPlan.fastest
     monkeypatch.setattr(MM._LtPlan, "fastest", lambda self, *t: measured.append(1) or fastest(self, *t))
     a, b, out = operands(200, 96, 328, torch.bfloat16, "cuda", False, False, torch.bfloat16, 0.0)
-    plan = MM.matmul_plan(a, b, out)
+    plan = MM.matmul_plan(a, b, out)  # cuBLASLt's fastest algorithm or PyTorch's call, whichever measured faster
     assert MM.matmul_plan(a.clone(), b.clone(), torch.empty_like(out)) is plan and len(measured) == 1
     assert MM.matmul_plan(a, b, out, beta=1.0) is not plan and len(measured) == 2  # beta != 0 is another problem
-    assert len(plan.algos) >= 1 and 0 <= plan.chosen < len(plan.algos)
+    lt = MM._LtPlan(MM._cublaslt(), a, b, out, 0.0)
     with pytest.raises(ValueError):
-        plan(a[:100], b, out[:100])
+        lt(a[:100], b, out[:100])
 
 
 @pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
