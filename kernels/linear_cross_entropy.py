@@ -12,8 +12,8 @@ logits z = x_i W^T (in x's dtype, as the matmul gives them; then fp32):
 The gradients are made in the forward pass, chunk by chunk: the logits chunk becomes
 its own gradient g, unscaled by the mean's 1 / n, in place (one Triton program per row:
 a pass for lse, a pass writing g), then dx_chunk = g W and dW += g^T x_chunk (dW summed in
-fp32; on the GPU each product by the cuBLASLt algorithm measured fastest for it at the op's
-first call for these shapes, kernels/matmul.py). The backward only scales dx and dW by the
+fp32; on the GPU each product by the fastest of cuBLASLt's algorithms and PyTorch's call, as
+measured at the op's first call for these shapes, kernels/matmul.py). The backward only scales dx and dW by the
 incoming gradient (over n for the mean): no second sweep over V.
 Peak extra memory: one buffer for a chunk of logits (at most chunk_bytes), the fp32 dW, dx,
 a split-K product's workspace where cuBLASLt's fastest algorithm is one (12 MiB for GPT-2's
@@ -92,18 +92,21 @@ def _capped(z, softcap, SOFTCAP: tl.constexpr, LIBDEVICE: tl.constexpr):
         return z
 
 @triton.jit
-def _exp_minus(z, m, PRECISE: tl.constexpr):
-    """exp(z - m); PRECISE: CUDA's libdevice exp, ~1 ulp (the fast one is a few ulps off, which
-    shows in an fp32 loss); else exp2(z log2(e) - m log2(e)): one fused multiply-add and the
-    hardware's exp2 per element, m's product made once per row or segment."""
+def _exp_minus(z, m, PRECISE: tl.constexpr, LIBDEVICE: tl.constexpr):
+    """exp(z - m); PRECISE: ~1 ulp, by CUDA's libdevice exp on the GPU (its fast one is a few ulps off,
+    which shows in an fp32 loss) and numpy's in the CPU interpreter; else exp2(z log2(e) - m log2(e)):
+    one fused multiply-add and the hardware's exp2 per element, m's product made once per row or segment."""
     if PRECISE:
-        return libdevice.exp(z - m)
+        if LIBDEVICE:
+            return libdevice.exp(z - m)
+        else:
+            return tl.exp(z - m)
     else:
         return tl.exp2(z * 1.4426950408889634 - m * 1.4426950408889634)
 
 @triton.jit
-def _log(x, PRECISE: tl.constexpr):
-    if PRECISE:
+def _log(x, PRECISE: tl.constexpr, LIBDEVICE: tl.constexpr):
+    if PRECISE and LIBDEVICE:
         return libdevice.log(x)
     else:
         return tl.log(x)
@@ -117,10 +120,10 @@ def _cap_slope(z, softcap, SOFTCAP: tl.constexpr):
         return 1.0
 
 @triton.jit
-def _grad(z, lse, scale, softcap, SOFTCAP: tl.constexpr, PRECISE: tl.constexpr):
+def _grad(z, lse, scale, softcap, SOFTCAP: tl.constexpr, PRECISE: tl.constexpr, LIBDEVICE: tl.constexpr):
     """dloss/dz at a capped logit z, but for the target's -1: exp(z - lse) times scale
     (1 + 2 z_loss lse; 0 for an ignored row) times the cap's slope."""
-    return _exp_minus(z, lse, PRECISE) * scale * _cap_slope(z, softcap, SOFTCAP)
+    return _exp_minus(z, lse, PRECISE, LIBDEVICE) * scale * _cap_slope(z, softcap, SOFTCAP)
 
 @triton.jit
 def _linear_cross_entropy_fwd_kernel(
@@ -153,10 +156,10 @@ def _linear_cross_entropy_fwd_kernel(
             z = tl.where(start + cols < V, z, float("-inf"))
         m_new = tl.maximum(m, tl.max(z, 1))
         base = tl.where(m_new == float("-inf"), 0.0, m_new)  # a segment all past V so far: exp(-inf - 0) = 0
-        total = total * _exp_minus(m, base, PRECISE)[:, None] + _exp_minus(z, base[:, None], PRECISE)
+        total = total * _exp_minus(m, base, PRECISE, LIBDEVICE)[:, None] + _exp_minus(z, base[:, None], PRECISE, LIBDEVICE)
         m = m_new
     m_row = tl.max(m, 0)
-    lse = m_row + _log(tl.sum(tl.sum(total, 1) * _exp_minus(m, m_row, PRECISE), 0), PRECISE)
+    lse = m_row + _log(tl.sum(tl.sum(total, 1) * _exp_minus(m, m_row, PRECISE, LIBDEVICE), 0), PRECISE, LIBDEVICE)
     valid = target != ignore_index
     in_range = (target >= 0) & (target < V)
     z_target = _capped(tl.load(LOGITS + target, mask=valid & in_range, other=0.0).to(tl.float32),
@@ -167,10 +170,10 @@ def _linear_cross_entropy_fwd_kernel(
     for start in tl.range(0, V, BLOCK_V):
         z = _capped(tl.load(LOGITS + start + cols, mask=start + cols < V, other=0.0).to(tl.float32),
                     softcap, SOFTCAP, LIBDEVICE)
-        tl.store(LOGITS + start + cols, _grad(z, lse, scale, softcap, SOFTCAP, PRECISE).to(LOGITS.dtype.element_ty),
+        tl.store(LOGITS + start + cols, _grad(z, lse, scale, softcap, SOFTCAP, PRECISE, LIBDEVICE).to(LOGITS.dtype.element_ty),
                  mask=start + cols < V)
     tl.debug_barrier()  # the other threads' stores of the row land before the target's, which replaces one
-    g_target = (_exp_minus(z_target, lse, PRECISE) * scale - 1.0) * _cap_slope(z_target, softcap, SOFTCAP)
+    g_target = (_exp_minus(z_target, lse, PRECISE, LIBDEVICE) * scale - 1.0) * _cap_slope(z_target, softcap, SOFTCAP)
     tl.store(LOGITS + target, g_target.to(LOGITS.dtype.element_ty), mask=valid & in_range)
 
 @triton.jit
@@ -202,14 +205,15 @@ def chunk_bytes_for(V, itemsize, least_bytes, least_rows):
     return max(least_bytes, least_rows * V * itemsize)
 
 def _chunk_products(x, weight, logits, dx, dweight, rows):
-    """{chunk rows: plans of the chunk's products (logits = x W^T, dx = g W, dW = g^T x, dW += g^T x)} for the first
-    chunk and the last, which may be shorter; made before the buffers hold anything, as measuring writes them."""
-    plans = {}
-    for start in sorted({0, (x.shape[0] - 1) // rows * rows}) if x.shape[0] else ():
-        x_chunk = x[start:start + rows]
-        g = logits[:x_chunk.shape[0]]
-        plans[x_chunk.shape[0]] = (matmul_plan(x_chunk, weight.T, g), matmul_plan(g, weight, dx[start:start + rows]),
-                                   matmul_plan(g.T, x_chunk, dweight), matmul_plan(g.T, x_chunk, dweight, beta=1.0))
+    """{(chunk rows, first chunk?): the chunk's product plans (logits = x W^T, dx = g W, dW = g^T x for the first
+    chunk, dW += g^T x after it)}, made before the buffers hold anything: measuring a plan writes its output."""
+    N, plans = x.shape[0], {}
+    for start in (0, rows, (N - 1) // rows * rows):  # the first chunk, the second, the last (maybe shorter)
+        key = (min(rows, N - start), start == 0)
+        if 0 <= start < N and key not in plans:
+            x_chunk, g = x[start:start + rows], logits[:key[0]]
+            plans[key] = (matmul_plan(x_chunk, weight.T, g), matmul_plan(g, weight, dx[start:start + rows]),
+                          matmul_plan(g.T, x_chunk, dweight, beta=0.0 if start == 0 else 1.0))
     return plans
 
 def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss, chunk_bytes):
@@ -237,15 +241,15 @@ def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: tor
     plans = _chunk_products(x, weight, logits, dx, dweight, rows)
     for start in range(0, N, rows):
         x_chunk = x[start:start + rows]
-        logits_of, dx_of, dweight_first, dweight_add = plans[x_chunk.shape[0]]
+        logits_of, dx_of, dweight_of = plans[x_chunk.shape[0], start == 0]
         g = logits_of(x_chunk, weight.T, logits[:x_chunk.shape[0]])  # (C, V) logits, then their gradient in place
         launch(_linear_cross_entropy_fwd_kernel)[(g.shape[0],)](
             g, targets[start:start + rows], loss_rows[start:start + rows], V, g.stride(0), ignore_index,
             1.0 if softcap is None else softcap, z_loss, SOFTCAP=softcap is not None, LIBDEVICE=not INTERPRET,
-            PRECISE=not INTERPRET and x.dtype == torch.float32, BLOCK_V=BLOCK_V, SEGMENT=SEGMENT,
+            PRECISE=x.dtype == torch.float32, BLOCK_V=BLOCK_V, SEGMENT=SEGMENT,
             num_warps=NUM_WARPS)
         dx_of(g, weight, dx[start:start + rows])
-        (dweight_add if start else dweight_first)(g.T, x_chunk, dweight)  # summed in fp32
+        dweight_of(g.T, x_chunk, dweight)  # summed in fp32
     # in fp64: an fp32 sum of many rows rounds off the loss's last digits
     return loss_rows.sum(dtype=torch.float64), dx, dweight, (targets != ignore_index).sum()
 

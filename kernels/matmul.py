@@ -20,6 +20,7 @@ line). Where cuBLASLt cannot take the problem (CPU tensors, fp32 inputs, unalign
 is matmul_ref, PyTorch's own call.
 """
 import ctypes
+import re
 import statistics
 
 import torch
@@ -40,7 +41,8 @@ def matmul_ref(a, b, out, beta=0.0):
 _DTYPES = {torch.bfloat16: 14, torch.float16: 2, torch.float32: 0}  # cudaDataType
 _COMPUTE_32F = 68                                                 # cublasComputeType_t
 _DESC_TRANSA, _DESC_TRANSB = 3, 4                                 # cublasLtMatmulDescAttributes_t
-_PREF_MAX_WORKSPACE, _PREF_ALIGNMENT_A = 1, 5                     # cublasLtMatmulPreferenceAttributes_t (A..D: 5..8)
+_PREF_MAX_WORKSPACE, _PREF_REDUCTION, _PREF_ALIGNMENT_A = 1, 3, 5  # cublasLtMatmulPreferenceAttributes_t (A..D: 5..8)
+_REDUCTION_FP32 = 2  # cublasLtReductionScheme_t COMPUTE_TYPE: split-K's partial sums in fp32, never in out's dtype
 ALIGNMENT = 16            # bytes: what Hopper's tensor-memory copies need, and what plans ask cuBLASLt to allow
 MAX_WORKSPACE = 32 << 20  # bytes an algorithm may ask for (split-K's partial sums): PyTorch's own cuBLAS workspace
 ROUNDS, CALLS = 5, 3      # measuring: rounds in turn over the algorithms, CALLS back-to-back calls timed in each
@@ -54,16 +56,33 @@ class _Heuristic(ctypes.Structure):  # cublasLtMatmulHeuristicResult_t
 _lib, _handles, _chosen = [], {}, {}
 
 
+_P, _VP, _SZ = ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_size_t
+_SIGNATURES = {  # cublasLt.h; every function returns a cublasStatus_t (int)
+    "cublasLtCreate": [_P],
+    "cublasLtMatmulDescCreate": [_P, ctypes.c_int, ctypes.c_int],
+    "cublasLtMatmulDescSetAttribute": [_VP, ctypes.c_int, _VP, _SZ],
+    "cublasLtMatrixLayoutCreate": [_P, ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64],
+    "cublasLtMatmulPreferenceCreate": [_P],
+    "cublasLtMatmulPreferenceSetAttribute": [_VP, ctypes.c_int, _VP, _SZ],
+    "cublasLtMatmulPreferenceDestroy": [_VP],
+    "cublasLtMatmulAlgoGetHeuristic": [_VP, _VP, _VP, _VP, _VP, _VP, _VP, ctypes.c_int, _VP, ctypes.POINTER(ctypes.c_int)],
+    "cublasLtMatmul": [_VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _SZ, _VP],
+}
+
+
 def _cublaslt():
-    """The cuBLASLt library PyTorch loaded (found in the process's memory map), or None."""
+    """The cuBLASLt library PyTorch loaded (found in the process's memory map), its functions typed; or None."""
     if not _lib:
         torch.cuda.current_blas_handle()  # loads cuBLAS, and cuBLASLt with it
         try:
             with open("/proc/self/maps") as maps:
-                path = next((line.split()[-1] for line in maps if "libcublasLt.so" in line), None)
+                path = next((line.split()[5] for line in maps if re.search(r"/libcublasLt\.so[.0-9]*$", line)), None)
+            lib = ctypes.CDLL(path) if path else None
         except OSError:
-            path = None
-        _lib.append(ctypes.CDLL(path) if path else None)
+            lib = None
+        for name, argtypes in _SIGNATURES.items() if lib else ():
+            getattr(lib, name).argtypes, getattr(lib, name).restype = argtypes, ctypes.c_int
+        _lib.append(lib)
     return _lib[0]
 
 
@@ -80,6 +99,11 @@ def _operand(t, rows, cols):
     if t.stride(0) == 1 and t.stride(1) >= max(1, t.shape[0]):  # t^T row-major: t column-major, transposed
         return 1, (cols, rows, t.stride(1))
     return None
+
+
+def _strided_ok(t):
+    """t row-major, or the transpose of a row-major matrix, with room for its rows (what _operand poses)."""
+    return _operand(t, *t.shape) is not None
 
 
 class _LtPlan:
@@ -110,15 +134,18 @@ class _LtPlan:
         _check(lib.cublasLtMatmulPreferenceCreate(ctypes.byref(pref)), "preference")
         _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_MAX_WORKSPACE, ctypes.byref(
             ctypes.c_uint64(MAX_WORKSPACE)), ctypes.c_size_t(8)), "preference")
+        _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_REDUCTION, ctypes.byref(
+            ctypes.c_uint32(_REDUCTION_FP32)), ctypes.c_size_t(4)), "preference")
         for i in range(4):  # A, B, C, D: the pointers are only known to be ALIGNMENT-aligned
             _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_ALIGNMENT_A + i, ctypes.byref(
                 ctypes.c_uint32(ALIGNMENT)), ctypes.c_size_t(4)), "preference")
         offered, count = (_Heuristic * 16)(), ctypes.c_int()
         a_lay, b_lay, d_lay = self.layouts
-        _check(lib.cublasLtMatmulAlgoGetHeuristic(self.handle, self.desc, a_lay, b_lay, d_lay, d_lay, pref, 16,
-                                                  offered, ctypes.byref(count)), "heuristic")
+        status = lib.cublasLtMatmulAlgoGetHeuristic(self.handle, self.desc, a_lay, b_lay, d_lay, d_lay, pref, 16,
+                                                    offered, ctypes.byref(count))
         lib.cublasLtMatmulPreferenceDestroy(pref)
-        self.algos = [offered[i] for i in range(count.value) if offered[i].state == 0]
+        # none offered (or a status saying so, as NOT_SUPPORTED where no heuristic exists): PyTorch's call stands in
+        self.algos = [offered[i] for i in range(count.value) if offered[i].state == 0] if status == 0 else []
         self.chosen = 0
         self.layout = _layout(a, b, out)
 
@@ -136,13 +163,14 @@ class _LtPlan:
     def fastest(self, a, b, out, ref):
         """The index of the offered algorithm that runs these tensors fastest, or None where PyTorch's call (ref) is
         faster than each (cuBLAS's own pick need not be among those offered); medians over rounds in turn."""
-        runs = {i: (lambda algo=algo: self.launch(algo, a, b, out)) for i, algo in enumerate(self.algos)}
-        runs[None] = lambda: ref(a, b, out)
-        for i in list(runs):  # a first call each, off the clock; an algorithm that fails is out
+        runs = {None: lambda: ref(a, b, out)}
+        for i, algo in enumerate(self.algos):  # a first call each, off the clock; an algorithm that fails is out
             try:
-                runs[i]()
+                self.launch(algo, a, b, out)
+                runs[i] = lambda algo=algo: self.launch(algo, a, b, out)
             except RuntimeError:
-                del runs[i]
+                pass
+        ref(a, b, out)
         timed = []
         for _ in range(ROUNDS):
             for i, run in runs.items():
@@ -171,11 +199,14 @@ def _aligned(t):
 
 
 def _lt_takes(a, b, out):
-    """Whether cuBLASLt can take the problem as _LtPlan poses it."""
-    return (a.is_cuda and a.dtype == b.dtype and a.dtype in (torch.bfloat16, torch.float16)
-            and out.dtype in (a.dtype, torch.float32) and out.numel() > 0 and a.shape[1] > 0 and out.stride(1) == 1
-            and _operand(a, *a.shape) is not None and _operand(b, *b.shape) is not None
-            and all(map(_aligned, (a, b, out))) and _cublaslt() is not None)
+    """Whether cuBLASLt can take the problem as _LtPlan poses it: on the current GPU (where its launches and
+    events go), bf16 or fp16 in, row-major out, and not in deterministic mode (the measured choice may differ
+    between runs, PyTorch's does not)."""
+    return (a.is_cuda and a.device == b.device == out.device and a.device.index == torch.cuda.current_device()
+            and a.dtype == b.dtype and a.dtype in (torch.bfloat16, torch.float16) and out.dtype in (a.dtype, torch.float32)
+            and out.numel() > 0 and a.shape[1] > 0 and out.stride(1) == 1 and _strided_ok(out.T)
+            and _strided_ok(a) and _strided_ok(b) and all(map(_aligned, (a, b, out)))
+            and not torch.are_deterministic_algorithms_enabled() and _cublaslt() is not None)
 
 
 def matmul_plan(a, b, out, beta=0.0):
@@ -193,7 +224,7 @@ def matmul_plan(a, b, out, beta=0.0):
         plan = _LtPlan(_cublaslt(), a, b, out, beta)
         if torch.cuda.is_current_stream_capturing():  # no measuring inside a capture; not kept for later plans
             say_once("matmul_plan: a problem first met in a CUDA graph's capture takes cuBLASLt's first algorithm")
-            return plan if plan.algos else ref
+            return plan if plan.algos else ref  # (a launch that fails raises, as a failing PyTorch call would)
         plan.chosen = plan.fastest(a, b, out, ref)
         if plan.chosen is None:
             plan = ref

@@ -63,7 +63,8 @@ def test_every_offered_algorithm_against_float64(shape, layout, dtypes, beta):
     plan = MM._LtPlan(MM._cublaslt(), a, b, out, beta)
     assert len(plan.algos) >= 1
     for i, algo in enumerate(plan.algos):
-        assert_close_3way(f"out, algorithm {i}", plan.launch(algo, a, b, out.clone()), torch_out, want)
+        given = out.clone() if beta else torch.full_like(out, float("nan"))  # beta 0 must not read out
+        assert_close_3way(f"out, algorithm {i}", plan.launch(algo, a, b, given), torch_out, want)
 
 
 @pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
@@ -76,6 +77,11 @@ def test_aligned_low_precision_goes_to_cublaslt_the_rest_to_pytorch(dtype):
     odd = torch.randn(64, 257, device="cuda").to(dtype)
     assert not MM._lt_takes(a, odd[:48], torch.empty(64, 257, device="cuda", dtype=dtype))
     assert not MM._lt_takes(a[:, 1:], b[1:], out)  # a pointer 2 bytes past an aligned one
+    torch.use_deterministic_algorithms(True)
+    try:  # the measured choice may differ between runs; PyTorch's does not
+        assert not MM._lt_takes(a, b, out)
+    finally:
+        torch.use_deterministic_algorithms(False)
     f32 = torch.randn(64, 48, device="cuda")
     assert not MM._lt_takes(f32, f32.T, torch.empty(64, 64, device="cuda"))
     assert not isinstance(MM.matmul_plan(f32, f32.T, torch.empty(64, 64, device="cuda")), MM._LtPlan)
@@ -83,12 +89,14 @@ def test_aligned_low_precision_goes_to_cublaslt_the_rest_to_pytorch(dtype):
 
 def test_cpu_plan_is_pytorchs_call():
     a, b, out = operands(40, 24, 72, torch.bfloat16, "cpu", False, False, torch.float32, 1.0)
-    want = MM.matmul_ref(a, b, out.clone(), 1.0)
-    assert torch.equal(MM.matmul_plan(a, b, out.clone(), 1.0)(a, b, out), want)
+    plan = MM.matmul_plan(a, b, out.clone(), 1.0)
+    assert not isinstance(plan, MM._LtPlan)
+    assert torch.equal(plan(a, b, out.clone()), MM.matmul_ref(a, b, out.clone(), 1.0))
 
 
 @pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
 def test_a_problem_is_measured_once_and_its_plan_checks_its_operands(monkeypatch):
+    monkeypatch.setattr(MM, "_chosen", {})
     measured = []
     fastest = MM._LtPlan.fastest
     monkeypatch.setattr(MM._LtPlan, "fastest", lambda self, *t: measured.append(1) or fastest(self, *t))
@@ -96,9 +104,14 @@ def test_a_problem_is_measured_once_and_its_plan_checks_its_operands(monkeypatch
     plan = MM.matmul_plan(a, b, out)  # cuBLASLt's fastest algorithm or PyTorch's call, whichever measured faster
     assert MM.matmul_plan(a.clone(), b.clone(), torch.empty_like(out)) is plan and len(measured) == 1
     assert MM.matmul_plan(a, b, out, beta=1.0) is not plan and len(measured) == 2  # beta != 0 is another problem
+    a2, b2 = torch.randn_like(a), torch.randn_like(b)  # other tensors, as each chunk after the first
+    assert_close_3way("out", plan(a2, b2, torch.empty_like(out)), MM.matmul_ref(a2, b2, torch.empty_like(out)),
+                      a2.double() @ b2.double())
     lt = MM._LtPlan(MM._cublaslt(), a, b, out, 0.0)
     with pytest.raises(ValueError):
         lt(a[:100], b, out[:100])
+    with pytest.raises(ValueError):  # a pointer 16 bytes aligned at the plan, 2 at the call
+        lt(torch.empty(a.numel() + 1, device="cuda", dtype=a.dtype)[1:].view_as(a), b, out)
 
 
 @pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
@@ -109,7 +122,9 @@ def test_plan_first_made_in_a_graph_capture_runs_on_replay():
     graph, side = torch.cuda.CUDAGraph(), torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side), torch.cuda.graph(graph, stream=side):
-        MM.matmul_plan(a, b, out, beta=1.0)(a, b, out)  # first met here: no measuring, nothing kept
+        plan = MM.matmul_plan(a, b, out, beta=1.0)  # first met here: cuBLASLt's first algorithm, nothing kept
+        plan(a, b, out)
+    assert isinstance(plan, MM._LtPlan) and plan.chosen == 0
     torch.cuda.current_stream().wait_stream(side)
     out.copy_(start)
     graph.replay()
