@@ -54,17 +54,29 @@ def test_plan_against_float64(shape, layout, dtypes, beta, device):
 @pytest.mark.parametrize("shape,layout,dtypes", [c for c in CASES if c[2][0] != torch.float32],
                          ids=lambda c: "x".join(map(str, c)) if isinstance(c, tuple) and isinstance(c[0], int)
                          else "-".join(map(dtype_id, c)) if isinstance(c, tuple) else c)
-def test_every_offered_algorithm_against_float64(shape, layout, dtypes, beta):
-    """Whichever algorithm the measuring picks (PyTorch's call included), each cuBLASLt offers must be right."""
+def test_every_admitted_algorithm_against_float64(shape, layout, dtypes, beta):
+    """Whichever algorithm the measuring picks, each one cuBLASLt offers and the plan admits must be right."""
     (M, K, N), (dtype, out_dtype) = shape, dtypes
     a, b, out = operands(M, K, N, dtype, "cuda", layout[0] == "t", layout[1] == "t", out_dtype, beta)
     want = a.double() @ b.double() + (beta * out.double() if beta else 0)
     torch_out = MM.matmul_ref(a, b, out.clone(), beta)
     plan = MM._LtPlan(MM._cublaslt(), a, b, out, beta)
-    assert len(plan.algos) >= 1
-    for i, algo in enumerate(plan.algos):
+    admitted = plan.admissible(a, b, out.clone(), lambda a, b, out: MM.matmul_ref(a, b, out, beta))
+    assert admitted
+    for i in admitted:
         given = out.clone() if beta else torch.full_like(out, float("nan"))  # beta 0 must not read out
-        assert_close_3way(f"out, algorithm {i}", plan.launch(algo, a, b, given), torch_out, want)
+        assert_close_3way(f"out, algorithm {i}", plan.launch(plan.algos[i], a, b, given), torch_out, want)
+
+
+@pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
+def test_an_algorithm_off_by_more_than_the_rule_is_not_admitted(monkeypatch):
+    a, b, out = operands(300, 136, 520, torch.bfloat16, "cuda", False, True, torch.float32, 0.0)
+    plan = MM._LtPlan(MM._cublaslt(), a, b, out, 0.0)
+    launch = MM._LtPlan.launch
+    off = lambda self, algo, a, b, out: launch(self, algo, a, b, out).mul_(1 + 1e-5 * (algo is plan.algos[0]))
+    monkeypatch.setattr(MM._LtPlan, "launch", off)  # algorithm 0 off by 1e-5 of each value: ~80 fp32 units
+    admitted = plan.admissible(a, b, out, lambda a, b, out: MM.matmul_ref(a, b, out))
+    assert 0 not in admitted and admitted  # the others, or some of them, still in
 
 
 @pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
