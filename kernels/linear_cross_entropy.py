@@ -21,7 +21,7 @@ dx); under autocast also the weight's copy in x's dtype (as autocast's own cast 
 and in the backward the scaled dW in the weight's dtype beside the saved fp32 one.
 The chunk trades memory for time: each chunk's dW product reads and writes the whole fp32 dW,
 which costs about 300 / rows of the chunk's own matmuls on the H100, whatever V and H are
-(docs/perf-notes.md; GPT-2's head: 5.71 ms in 6 chunks, 5.41 in 3). By default a chunk is
+(docs/perf-notes.md; GPT-2's head: 5.37-5.44 ms in 6 chunks, 5.22-5.28 in 3). By default a chunk is
 200 MiB of logits or 2048 rows, whichever is larger: GPT-2's 12 x 1024 rows go in 6 chunks of
 2048, and a vocabulary past 51200 words still gets 2048 rows per chunk.
 

@@ -11,14 +11,14 @@ of dW's 5%, and the whole op's forward 0.3 ms faster (docs/perf-notes.md, twenty
 every offered algorithm on the caller's own tensors, once per problem (shapes, strides, dtypes, beta zero or not,
 GPU), beside PyTorch's own call (cuBLAS's pick need not be among those offered), and returns a callable that
 launches the fastest; later plans for the same problem reuse the choice. An algorithm is timed only if it keeps the
-tests' three-way rule against PyTorch's call on a sample of the output (not every one does: a split-K-free sum over
-K = 50304 into fp32 came out at 3x PyTorch's error).
+tests' three-way rule against PyTorch's call on a sample of the output (not every one does: one of eight for a
+K = 50304 product into fp32 came out at 3x PyTorch's error).
 
 Constraints: a and b each row-major or the transpose of a row-major matrix, out row-major, every pointer and
 leading dimension 16-byte aligned. Measuring runs the products into out: make a plan before out holds anything
 worth keeping (the fused loss makes its chunk plans before its first chunk). Measuring waits on the GPU, which a
-CUDA graph's capture forbids: a problem first met while capturing takes the heuristic's first algorithm (one printed
-line). Where cuBLASLt cannot take the problem (CPU tensors, fp32 inputs, unaligned rows, no library found) the plan
+CUDA graph's capture forbids: a problem first met while capturing takes the heuristic's first algorithm, unmeasured
+and unchecked (one printed line). Where cuBLASLt cannot take the problem (CPU tensors, fp32 inputs, unaligned rows, no library found) the plan
 is matmul_ref, PyTorch's own call.
 """
 import ctypes
@@ -152,7 +152,7 @@ class _LtPlan:
         self.chosen = 0
         self.layout = _layout(a, b, out)
 
-    def launch(self, algo, a, b, out):
+    def run(self, algo, a, b, out):
         workspace = torch.empty(algo.workspace, dtype=torch.uint8, device=self.device) if algo.workspace else None
         a_lay, b_lay, d_lay = self.layouts
         _check(self.lib.cublasLtMatmul(
@@ -165,8 +165,8 @@ class _LtPlan:
 
     def admissible(self, a, b, out, ref):
         """The offered algorithms that run here and keep the three-way rule on a sample of out (SAMPLE rows and
-        columns): error against float64 at most twice PyTorch's call's plus one unit of out's dtype. Not all do: one
-        of eight for dx's product at K = 50304 into fp32 summed without split-K, at 3x PyTorch's error."""
+        columns): error against float64 at most twice PyTorch's call's plus one unit of out's dtype at the sample's
+        largest value."""
         rows, cols = (torch.linspace(0, n - 1, min(SAMPLE, n), device=a.device).long() for n in out.shape)
         want = a[rows].double() @ b[:, cols].double()
 
@@ -178,7 +178,7 @@ class _LtPlan:
         kept = []
         for i, algo in enumerate(self.algos):
             try:
-                if error(lambda: self.launch(algo, a, b, out)) <= limit:
+                if error(lambda: self.run(algo, a, b, out)) <= limit:
                     kept.append(i)
             except RuntimeError:  # an algorithm that fails to launch here is out
                 pass
@@ -187,7 +187,7 @@ class _LtPlan:
     def fastest(self, a, b, out, ref):
         """The index of the admissible algorithm that runs these tensors fastest, or None where PyTorch's call (ref)
         is faster than each (cuBLAS's own pick need not be among those offered); medians over rounds in turn."""
-        runs = {i: lambda algo=self.algos[i]: self.launch(algo, a, b, out) for i in self.admissible(a, b, out, ref)}
+        runs = {i: lambda algo=self.algos[i]: self.run(algo, a, b, out) for i in self.admissible(a, b, out, ref)}
         runs[None] = lambda: ref(a, b, out)
         timed = []
         for _ in range(ROUNDS):
@@ -205,7 +205,7 @@ class _LtPlan:
     def __call__(self, a, b, out):
         if _layout(a, b, out) != self.layout or not all(map(_aligned, (a, b, out))):
             raise ValueError(f"matmul plan for {self.layout} called on {_layout(a, b, out)} (or unaligned pointers)")
-        return self.launch(self.algos[self.chosen], a, b, out)
+        return self.run(self.algos[self.chosen], a, b, out)
 
 
 def _layout(a, b, out):

@@ -65,16 +65,16 @@ def test_every_admitted_algorithm_against_float64(shape, layout, dtypes, beta):
     assert admitted
     for i in admitted:
         given = out.clone() if beta else torch.full_like(out, float("nan"))  # beta 0 must not read out
-        assert_close_3way(f"out, algorithm {i}", plan.launch(plan.algos[i], a, b, given), torch_out, want)
+        assert_close_3way(f"out, algorithm {i}", plan.run(plan.algos[i], a, b, given), torch_out, want)
 
 
 @pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
 def test_an_algorithm_off_by_more_than_the_rule_is_not_admitted(monkeypatch):
     a, b, out = operands(300, 136, 520, torch.bfloat16, "cuda", False, True, torch.float32, 0.0)
     plan = MM._LtPlan(MM._cublaslt(), a, b, out, 0.0)
-    launch = MM._LtPlan.launch
-    off = lambda self, algo, a, b, out: launch(self, algo, a, b, out).mul_(1 + 1e-5 * (algo is plan.algos[0]))
-    monkeypatch.setattr(MM._LtPlan, "launch", off)  # algorithm 0 off by 1e-5 of each value: ~80 fp32 units
+    run = MM._LtPlan.run
+    off = lambda self, algo, a, b, out: run(self, algo, a, b, out).mul_(1 + 1e-5 * (algo is plan.algos[0]))
+    monkeypatch.setattr(MM._LtPlan, "run", off)  # algorithm 0 off by 1e-5 of each value: ~80 fp32 units
     admitted = plan.admissible(a, b, out, lambda a, b, out: MM.matmul_ref(a, b, out))
     assert 0 not in admitted and admitted  # the others, or some of them, still in
 
