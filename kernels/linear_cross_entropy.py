@@ -13,17 +13,17 @@ The gradients are made in the forward pass, chunk by chunk: the logits chunk bec
 its own gradient g, unscaled by the mean's 1 / n, in place (one Triton program per row:
 a pass for lse, a pass writing g), then dx_chunk = g W and dW += g^T x_chunk (dW summed in
 fp32; on the GPU each product by the fastest of cuBLASLt's algorithms and PyTorch's call, as
-measured at the op's first call for these shapes, kernels/matmul.py). The backward only scales dx and dW by the
-incoming gradient (over n for the mean): no second sweep over V.
+measured at the op's first call for these shapes, kernels/matmul.py). The backward only scales
+dx and dW by the incoming gradient (over n for the mean): no second sweep over V.
 Peak extra memory: one buffer for a chunk of logits (at most chunk_bytes), the fp32 dW, dx,
 a split-K product's workspace where cuBLASLt's fastest algorithm is one (12 MiB for GPT-2's
 dx); under autocast also the weight's copy in x's dtype (as autocast's own cast would make),
 and in the backward the scaled dW in the weight's dtype beside the saved fp32 one.
 The chunk trades memory for time: each chunk's dW product reads and writes the whole fp32 dW,
 which costs about 300 / rows of the chunk's own matmuls on the H100, whatever V and H are
-(docs/perf-notes.md; GPT-2's head: 5.37-5.44 ms in 6 chunks, 5.22-5.28 in 3). By default a chunk is
-200 MiB of logits or 2048 rows, whichever is larger: GPT-2's 12 x 1024 rows go in 6 chunks of
-2048, and a vocabulary past 51200 words still gets 2048 rows per chunk.
+(docs/perf-notes.md; GPT-2's head: 5.37-5.44 ms in 6 chunks, 5.22-5.28 in 3). By default a
+chunk is 200 MiB of logits or 2048 rows, whichever is larger: GPT-2's 12 x 1024 rows go in 6
+chunks of 2048, and a vocabulary past 51200 words still gets 2048 rows per chunk.
 
 Constraints: x (..., H) and weight (V, H) of one dtype, fp32, bf16 or fp16 (under
 autocast both are cast to its dtype first, as x @ W^T would be, and the weight's gradient
@@ -156,7 +156,8 @@ def _linear_cross_entropy_fwd_kernel(
             z = tl.where(start + cols < V, z, float("-inf"))
         m_new = tl.maximum(m, tl.max(z, 1))
         base = tl.where(m_new == float("-inf"), 0.0, m_new)  # a segment all past V so far: exp(-inf - 0) = 0
-        total = total * _exp_minus(m, base, PRECISE, LIBDEVICE)[:, None] + _exp_minus(z, base[:, None], PRECISE, LIBDEVICE)
+        total = (total * _exp_minus(m, base, PRECISE, LIBDEVICE)[:, None]
+                 + _exp_minus(z, base[:, None], PRECISE, LIBDEVICE))
         m = m_new
     m_row = tl.max(m, 0)
     lse = m_row + _log(tl.sum(tl.sum(total, 1) * _exp_minus(m, m_row, PRECISE, LIBDEVICE), 0), PRECISE, LIBDEVICE)
@@ -170,8 +171,8 @@ def _linear_cross_entropy_fwd_kernel(
     for start in tl.range(0, V, BLOCK_V):
         z = _capped(tl.load(LOGITS + start + cols, mask=start + cols < V, other=0.0).to(tl.float32),
                     softcap, SOFTCAP, LIBDEVICE)
-        tl.store(LOGITS + start + cols, _grad(z, lse, scale, softcap, SOFTCAP, PRECISE, LIBDEVICE).to(LOGITS.dtype.element_ty),
-                 mask=start + cols < V)
+        g = _grad(z, lse, scale, softcap, SOFTCAP, PRECISE, LIBDEVICE)
+        tl.store(LOGITS + start + cols, g.to(LOGITS.dtype.element_ty), mask=start + cols < V)
     tl.debug_barrier()  # the other threads' stores of the row land before the target's, which replaces one
     g_target = (_exp_minus(z_target, lse, PRECISE, LIBDEVICE) * scale - 1.0) * _cap_slope(z_target, softcap, SOFTCAP)
     tl.store(LOGITS + target, g_target.to(LOGITS.dtype.element_ty), mask=valid & in_range)

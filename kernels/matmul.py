@@ -18,8 +18,8 @@ Constraints: a and b each row-major or the transpose of a row-major matrix, out 
 leading dimension 16-byte aligned. Measuring runs the products into out: make a plan before out holds anything
 worth keeping (the fused loss makes its chunk plans before its first chunk). Measuring waits on the GPU, which a
 CUDA graph's capture forbids: a problem first met while capturing takes the heuristic's first algorithm, unmeasured
-and unchecked (one printed line). Where cuBLASLt cannot take the problem (CPU tensors, fp32 inputs, unaligned rows, no library found) the plan
-is matmul_ref, PyTorch's own call.
+and unchecked (one printed line). Where cuBLASLt cannot take the problem (CPU tensors, fp32 inputs, unaligned rows,
+deterministic mode, no library found) the plan is matmul_ref, PyTorch's own call.
 """
 import ctypes
 import re
@@ -68,8 +68,8 @@ _SIGNATURES = {  # cublasLt.h; every function returns a cublasStatus_t (int)
     "cublasLtMatmulPreferenceCreate": [_P],
     "cublasLtMatmulPreferenceSetAttribute": [_VP, ctypes.c_int, _VP, _SZ],
     "cublasLtMatmulPreferenceDestroy": [_VP],
-    "cublasLtMatmulAlgoGetHeuristic": [_VP, _VP, _VP, _VP, _VP, _VP, _VP, ctypes.c_int, _VP, ctypes.POINTER(ctypes.c_int)],
-    "cublasLtMatmul": [_VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _VP, _SZ, _VP],
+    "cublasLtMatmulAlgoGetHeuristic": [_VP] * 7 + [ctypes.c_int, _VP, ctypes.POINTER(ctypes.c_int)],
+    "cublasLtMatmul": [_VP] * 14 + [_SZ, _VP],
 }
 
 
@@ -221,7 +221,8 @@ def _lt_takes(a, b, out):
     events go), bf16 or fp16 in, row-major out, and not in deterministic mode (the measured choice may differ
     between runs, PyTorch's does not)."""
     return (a.is_cuda and a.device == b.device == out.device and a.device.index == torch.cuda.current_device()
-            and a.dtype == b.dtype and a.dtype in (torch.bfloat16, torch.float16) and out.dtype in (a.dtype, torch.float32)
+            and a.dtype == b.dtype and a.dtype in (torch.bfloat16, torch.float16)
+            and out.dtype in (a.dtype, torch.float32)
             and out.numel() > 0 and a.shape[1] > 0 and out.stride(1) == 1 and _strided_ok(out.T)
             and _strided_ok(a) and _strided_ok(b) and all(map(_aligned, (a, b, out)))
             and not torch.are_deterministic_algorithms_enabled() and _cublaslt() is not None)

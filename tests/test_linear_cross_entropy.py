@@ -19,8 +19,10 @@ MM = importlib.import_module("kernels.matmul")
 CUDA = torch.cuda.is_available()
 
 # (N rows, H hidden, V vocabulary)
-# V = 1000: rows 16-byte aligned, so on the GPU the products go to cuBLASLt (kernels/matmul.py): one chunk, a short last one
-SHAPES = [(1, 16, 65), (8, 64, 1000), (37, 32, 257), (37, 48, 1000), (64, 48, 1000)] + ([(1000, 768, 50257), (2048, 768, 50304)] if CUDA else [])
+# V = 1000: rows 16-byte aligned, so on the GPU the products go to cuBLASLt (kernels/matmul.py): in one chunk,
+# with a short last chunk, in chunks of one size
+SHAPES = [(1, 16, 65), (8, 64, 1000), (37, 32, 257), (37, 48, 1000), (64, 48, 1000)] + (
+    [(1000, 768, 50257), (2048, 768, 50304)] if CUDA else [])
 # keyword options: (ignore_index, reduction, softcap, z_loss)
 OPTIONS = {
     "mean": dict(),
