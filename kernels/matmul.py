@@ -56,8 +56,7 @@ class _Heuristic(ctypes.Structure):  # cublasLtMatmulHeuristicResult_t
                 ("waves", ctypes.c_float), ("reserved", ctypes.c_int * 4)]
 
 
-_lib, _handles, _chosen = [], {}, {}
-
+_lib, _handles, _chosen = [], {}, {}  # the library (once), a handle per GPU, the plan per problem
 
 _P, _VP, _SZ = ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_size_t
 _SIGNATURES = {  # cublasLt.h; every function returns a cublasStatus_t (int)

@@ -9,6 +9,7 @@ of its launches} and {kernel: those of them that were the launcher's own inputs}
 tests/test_compile_writes.py runs it; by hand: python tests/inductor_writes.py
 """
 import os
+import re
 import sys
 import glob
 import json
@@ -27,9 +28,11 @@ except ImportError:  # torch 2.11, on the GPU machines
     from torch._higher_order_ops.triton_kernel_wrap import identify_mutated_tensors  # noqa: E402
     _analysed = lambda kernel, named: identify_mutated_tensors(kernel, named, {})
 
-# every kernels/ module whose launches go through backend.launch (wrap_triton under torch.compile), each run below
+# every kernels/ module whose launches go through backend.launch (wrap_triton under torch.compile), each run below:
+# a call launch(_<kernel>) of backend's function, not a method or a helper of another name ending in it
+LAUNCHES = re.compile(r"(?<![\w.])launch\(_")
 LAUNCHING = sorted(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(ROOT, "kernels", "*.py"))
-                   if "launch(" in open(path).read() and not path.endswith("backend.py"))
+                   if LAUNCHES.search(open(path).read()) and not path.endswith("backend.py"))
 modules = {name: importlib.import_module(f"kernels.{name}") for name in LAUNCHING}
 
 

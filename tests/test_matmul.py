@@ -23,6 +23,8 @@ GPT2 = {(2048, 768, 50304): "nt", (2048, 50304, 768): "nn", (50304, 2048, 768): 
 # (input dtype, out dtype)
 DTYPE_PAIRS = [(torch.bfloat16, torch.bfloat16), (torch.bfloat16, torch.float32), (torch.float16, torch.float16),
                (torch.float16, torch.float32), (torch.float32, torch.float32)]
+case_id = lambda c: ("x".join(map(str, c)) if isinstance(c[0], int) else "-".join(map(dtype_id, c))) \
+    if isinstance(c, tuple) else c  # a shape, a dtype pair, a layout
 CASES = [(shape, layout, dtypes) for shape in SHAPES for layout in ("nn", "tn", "nt") for dtypes in DTYPE_PAIRS] + [
     (shape, layout, dtypes) for shape, layout in GPT2.items() for dtypes in DTYPE_PAIRS[:2]]
 
@@ -37,8 +39,7 @@ def operands(M, K, N, dtype, device, a_t, b_t, out_dtype, beta):
 
 @pytest.mark.parametrize("beta", [0.0, 1.0])
 @pytest.mark.parametrize("shape,layout,dtypes", CASES,
-                         ids=lambda c: "x".join(map(str, c)) if isinstance(c, tuple) and isinstance(c[0], int)
-                         else "-".join(map(dtype_id, c)) if isinstance(c, tuple) else c)
+                         ids=case_id)
 def test_plan_against_float64(shape, layout, dtypes, beta, device):
     (M, K, N), (dtype, out_dtype) = shape, dtypes
     a, b, out = operands(M, K, N, dtype, device, layout[0] == "t", layout[1] == "t", out_dtype, beta)
@@ -52,8 +53,7 @@ def test_plan_against_float64(shape, layout, dtypes, beta, device):
 @pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
 @pytest.mark.parametrize("beta", [0.0, 1.0])
 @pytest.mark.parametrize("shape,layout,dtypes", [c for c in CASES if c[2][0] != torch.float32],
-                         ids=lambda c: "x".join(map(str, c)) if isinstance(c, tuple) and isinstance(c[0], int)
-                         else "-".join(map(dtype_id, c)) if isinstance(c, tuple) else c)
+                         ids=case_id)
 def test_every_admitted_algorithm_against_float64(shape, layout, dtypes, beta):
     """Whichever algorithm the measuring picks, each one cuBLASLt offers and the plan admits must be right."""
     (M, K, N), (dtype, out_dtype) = shape, dtypes
