@@ -48,6 +48,7 @@ n_head = 12
 n_kv_head = None
 n_embd = 768
 bias = False
+gelu_approximate = 'none'  # gpt2's GELU, every variant: 'none' (erf) as nanoGPT, 'tanh' as GPT-2 (model.py)
 dtype = 'bfloat16'
 warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator warm-up
 timed_steps = 30
@@ -90,9 +91,13 @@ gpu_name, peak_flops = gpu_peak_flops(device)
 torch.backends.cuda.matmul.allow_tf32 = True
 os.makedirs(bench_dir, exist_ok=True)
 header = dict(device=gpu_name, torch=torch.__version__, triton=triton.__version__ if TRITON_AVAILABLE else None,
-              dtype=dtype, cublas_workspace_config=workspace_config, date=time.strftime('%Y-%m-%d'))
+              dtype=dtype, cublas_workspace_config=workspace_config, gelu_approximate=gelu_approximate,
+              date=time.strftime('%Y-%m-%d'))
 print(f"device: {gpu_name}, torch {header['torch']}, triton {header['triton'] or 'not installed'}, dtype {dtype}"
-      + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config}" if workspace_config else ''))
+      + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config}" if workspace_config else '')
+      + (f", GELU's {gelu_approximate} form in every variant" if gelu_approximate != 'none' else ''))
+if nanogpt and gelu_approximate != 'none':
+    raise SystemExit("error: nanoGPT's own model has the exact GELU: gelu_approximate='none' with nanogpt")
 
 def sync():
     if cuda:
@@ -106,7 +111,8 @@ def table(title, head, rows):
 
 # the model and the variants ------------------------------------------------------
 gptconf = GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
-                    n_kv_head=n_kv_head, n_embd=n_embd, bias=bias, arch=arch, dropout=0.0)
+                    n_kv_head=n_kv_head, n_embd=n_embd, bias=bias, arch=arch, dropout=0.0,
+                    gelu_approximate=gelu_approximate)
 torch.manual_seed(seed)
 data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, block_size), device=device)  # a batch per step
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)

@@ -26,6 +26,7 @@ from torch.utils.checkpoint import checkpoint, create_selective_checkpoint_conte
 
 import kernels
 import kernels.choose
+from kernels.gelu import APPROXIMATIONS as GELU_FORMS
 from kernels.rotary import rotary_tables
 from kernels.linear_cross_entropy import chunk_bytes_for
 
@@ -41,10 +42,13 @@ class GPTConfig:
     bias: bool = True        # gpt2: bias in Linears and LayerNorms (llama has none)
     arch: str = 'gpt2'       # 'gpt2' | 'llama'
     rope_theta: float = 10000.0
+    gelu_approximate: str = 'none'  # gpt2's GELU: 'none' (exact, erf) as nanoGPT, 'tanh' as GPT-2 itself
 
     def __post_init__(self):
         if self.arch == 'llama':
             self.bias = False  # LLaMA-style blocks have no biases
+        if self.gelu_approximate not in GELU_FORMS:
+            raise ValueError(f"gelu_approximate must be one of {GELU_FORMS}, got {self.gelu_approximate!r}")
 
 # The ops each architecture uses, and those that have a Triton kernel so far.
 ARCH_OPS = {
@@ -118,7 +122,8 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     recompute = model_args.get('recompute', 'none')
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
                                     config.vocab_size, mlp_hidden(config), config.bias, dtype, device,
-                                    loss_chunk_bytes(recompute, config.vocab_size, model_args.get('loss_chunk_mib')))
+                                    loss_chunk_bytes(recompute, config.vocab_size, model_args.get('loss_chunk_mib')),
+                                    config.gelu_approximate, gelu_in_epilogues(config, recompute))
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
     # an eager step's time is its host's, which the eager step check weighs whole: memory decides only for GPU time
@@ -386,9 +391,10 @@ def mlp_hidden(config):
     """The MLP's hidden width: 4x for GELU; about 8/3 x for SwiGLU (the same parameter count)."""
     return 64 * math.ceil(8 * config.n_embd / 3 / 64) if config.arch == 'llama' else 4 * config.n_embd
 
-def activation(swiglu, backend, a, b):
-    """The MLP's activation: swiglu(gate=a, up=b), or gelu(a + b) with b c_fc's bias or None."""
-    return kernels.swiglu(a, b, backend=backend) if swiglu else kernels.gelu(a, b, backend=backend)
+def activation(swiglu, approximate, backend, a, b):
+    """The MLP's activation: swiglu(gate=a, up=b), or gelu(a + b) with b c_fc's bias or None, in the
+    form `approximate` names ('none': erf, 'tanh')."""
+    return kernels.swiglu(a, b, backend=backend) if swiglu else kernels.gelu(a, b, approximate, backend=backend)
 
 class LinearOfActivation(torch.autograd.Function):
     """F.linear(activation(a, b), weight, bias), keeping the activation's inputs but not its
@@ -398,10 +404,10 @@ class LinearOfActivation(torch.autograd.Function):
     its bytes off the peak (recompute='activation'). The products are autograd's for F.linear."""
 
     @staticmethod
-    def forward(ctx, swiglu, backend, weight, bias, a, b):
-        hidden = activation(swiglu, backend, a, b)
+    def forward(ctx, swiglu, approximate, backend, weight, bias, a, b):
+        hidden = activation(swiglu, approximate, backend, a, b)
         ctx.save_for_backward(weight, a, b)  # not the bias: only its dtype is needed
-        ctx.swiglu, ctx.backend, ctx.hidden_dtype = swiglu, backend, hidden.dtype
+        ctx.swiglu, ctx.approximate, ctx.backend, ctx.hidden_dtype = swiglu, approximate, backend, hidden.dtype
         ctx.bias_dtype = None if bias is None else bias.dtype
         return F.linear(hidden, cast_for_matmul(weight, hidden), bias)
 
@@ -413,20 +419,30 @@ class LinearOfActivation(torch.autograd.Function):
         with torch.autocast(dy.device.type, enabled=False):
             dy2 = dy.reshape(-1, dy.shape[-1])  # (B * T, C), in the dtype the forward's product ran in
             d_hidden = dy2.mm(weight.to(dy.dtype)).view(*a.shape[:-1], -1).to(ctx.hidden_dtype)  # (B, T, hidden)
-            backward = kernels.swiglu_backward if ctx.swiglu else kernels.gelu_backward
+            backward = kernels.swiglu_backward if ctx.swiglu else functools.partial(kernels.gelu_backward,
+                                                                                   approximate=ctx.approximate)
             da, db, hidden = backward(d_hidden, a, b, backend=ctx.backend)
             hidden = hidden.reshape(dy2.shape[0], -1).to(dy.dtype)  # (B * T, hidden)
-            dw, dbias = linear_weight_grads(ctx, dy2, hidden, weight, ctx.bias_dtype, 2)
-        return None, None, dw, dbias, da, db
+            dw, dbias = linear_weight_grads(ctx, dy2, hidden, weight, ctx.bias_dtype, 3)
+        return None, None, None, dw, dbias, da, db
+
+def gelu_in_epilogues(config, recompute):
+    """Whether the MLP, where its GELU is Triton's, takes kernels.gelu_mlp: GELU in the epilogues of
+    the matmuls around it, no GELU pass of its own (-1.2 ms in GPT-2's step on the H100,
+    docs/perf-notes.md). cuBLASLt has GELU's tanh form only, and no bias here; recompute=
+    'activation' keeps its own path (LinearOfActivation), which does not keep GELU's output."""
+    return config.arch == 'gpt2' and config.gelu_approximate == 'tanh' and not config.bias and recompute != 'activation'
 
 class MLP(nn.Module):
     """gpt2: GELU(x W1) W2 with a 4x hidden layer. llama: (silu(x Wg) * x Wu) W2 with a
     hidden layer of about 8/3 x (same parameter count); Wg and Wu are one matmul."""
 
-    def __init__(self, config, impl):
+    def __init__(self, config, impl, recompute):
         super().__init__()
         self.swiglu = config.arch == 'llama'
         self.backend = impl['swiglu' if self.swiglu else 'gelu']
+        self.approximate = config.gelu_approximate
+        self.epilogues = self.backend == 'triton' and gelu_in_epilogues(config, recompute)
         # the Triton GELU takes c_fc's bias (its backward then sums the bias gradient too);
         # PyTorch keeps it in the matmul, as nanoGPT does
         self.bias_in_gelu = not self.swiglu and self.backend == 'triton'
@@ -444,6 +460,8 @@ class MLP(nn.Module):
         """The MLP from its input x, as recompute='mlp' runs it again; w_fc, w_proj: c_fc's and c_proj's
         weights as Block.matrices hands them. The Linears hold the parameters only: their forward is not
         called (nor their hooks)."""
+        if self.epilogues:
+            return self.dropout(kernels.gelu_mlp(x, w_fc, w_proj, backend='triton'))
         return self.after_fc(F.linear(x, w_fc, self.fc_bias), w_proj)
 
     def after_fc(self, fc, w_proj, keep_activation=True):
@@ -454,8 +472,10 @@ class MLP(nn.Module):
         else:
             a, b = fc, self.c_fc.bias if self.bias_in_gelu else None
         if keep_activation:
-            return self.dropout(F.linear(activation(self.swiglu, self.backend, a, b), w_proj, self.c_proj.bias))
-        return self.dropout(LinearOfActivation.apply(self.swiglu, self.backend, w_proj, self.c_proj.bias, a, b))
+            return self.dropout(F.linear(activation(self.swiglu, self.approximate, self.backend, a, b), w_proj,
+                                         self.c_proj.bias))
+        return self.dropout(LinearOfActivation.apply(self.swiglu, self.approximate, self.backend, w_proj,
+                                                     self.c_proj.bias, a, b))
 
 # what the backward recomputes rather than keeps from the forward: nothing; each norm's output
 # (Triton's norm: LinearOfNorm) and each MLP's activation output (LinearOfActivation), each from
@@ -496,7 +516,7 @@ class Block(nn.Module):
         self.ln_1 = make_norm(config, impl)
         self.attn = CausalSelfAttention(config, impl)
         self.ln_2 = make_norm(config, impl)
-        self.mlp = MLP(config, impl)
+        self.mlp = MLP(config, impl, recompute)
         # recompute: 'none', 'activation' or 'mlp' (GPT handles 'block')
         self.recompute, self.dropout, self.cast_per_block = recompute, config.dropout, cast_per_block
 
@@ -508,9 +528,11 @@ class Block(nn.Module):
         keep = recompute == 'none'  # else the norms' and the activation's outputs are made again in the backward
         qkv, x = self.ln_1.linear(x, update, w_attn, self.attn.c_attn.bias, keep_output=keep)
         update = self.attn(qkv, w_attn_proj, rope)
-        if recompute == 'mlp':  # the MLP from its input, the second norm's output, which it keeps
+        if recompute == 'mlp' or self.mlp.epilogues:  # the MLP from its input, the second norm's output
             h, x = self.ln_2(x, update)
-            return x, recomputed(self.mlp, h, w_fc, w_mlp_proj, dropout=self.dropout, every_op=True)
+            if recompute == 'mlp':  # which it keeps
+                return x, recomputed(self.mlp, h, w_fc, w_mlp_proj, dropout=self.dropout, every_op=True)
+            return x, self.mlp(h, w_fc, w_mlp_proj)
         fc, x = self.ln_2.linear(x, update, w_fc, self.mlp.fc_bias, keep_output=keep)
         return x, self.mlp.after_fc(fc, w_mlp_proj, keep_activation=keep)
 

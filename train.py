@@ -59,6 +59,7 @@ n_embd = 768
 dropout = 0.0
 bias = False  # gpt2: biases in Linears and LayerNorms
 rope_theta = 10000.0
+gelu_approximate = 'none'  # gpt2's GELU: 'none' (erf) as nanoGPT, 'tanh' as GPT-2 (then in the matmuls' epilogues)
 recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'activation' (each norm's output, with the Triton norms, and each MLP's activation output), 'mlp' (each MLP's), 'block' (each block's)
 autocast_residual = False  # the residual stream in autocast's dtype (bf16) instead of fp32: fewer bytes per norm, less memory
 loss_chunk_mib = None  # the fused loss's chunk of logits, MiB: larger is faster; None: 400 or 4096 bf16 rows, whichever is more, without recompute; the op's default with it (model.py)
@@ -105,7 +106,8 @@ seed = 1337
 ddp_timeout = 600  # DDP: seconds a rank waits for the others (a dead or hung rank ends the run); longer than rank 0's eval + save
 # -----------------------------------------------------------------------------
 config = configure(globals())
-ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta')
+ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta',
+             'gelu_approximate')
 
 def fail(message):
     """One line on stderr, a non-zero exit, no traceback: for what the user can fix."""
@@ -202,7 +204,8 @@ def get_batch(split, name):
 iter_num = 0
 best_val_loss = 1e9
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
-                  bias=bias, vocab_size=vocab_size, dropout=dropout, rope_theta=rope_theta)
+                  bias=bias, vocab_size=vocab_size, dropout=dropout, rope_theta=rope_theta,
+                  gelu_approximate=gelu_approximate)
 ckpt_path = os.path.join(out_dir, 'ckpt.pt')
 ckpt = None
 if init_from == 'resume':

@@ -30,8 +30,14 @@ import torch
 from kernels.backend import say_once
 
 
-def matmul_ref(a, b, out, beta=0.0):
-    """out = a @ b + beta * out by PyTorch's calls, the products summed in fp32 where out is fp32; returns out."""
+def matmul_ref(a, b, out, beta=0.0, epilogue=None, aux=None):
+    """out = a @ b + beta * out by PyTorch's calls, the products summed in fp32 where out is fp32; returns out.
+    With an epilogue (beta 0): 'gelu' writes aux = a @ b and out = gelu(aux); 'dgelu' writes out = (a @ b) * gelu'(aux)
+    (GELU's tanh form, the one cuBLASLt's epilogues compute)."""
+    if epilogue == "gelu":
+        return torch.ops.aten.gelu.out(torch.mm(a, b, out=aux), approximate="tanh", out=out)
+    if epilogue == "dgelu":
+        return torch.ops.aten.gelu_backward.grad_input(torch.mm(a, b, out=out), aux, approximate="tanh", grad_input=out)
     if out.dtype == a.dtype:
         return torch.mm(a, b, out=out) if beta == 0 else out.addmm_(a, b, beta=beta)
     if a.is_cuda:  # low-precision products summed into fp32 by cuBLAS, no fp32 copies of a and b
@@ -43,6 +49,8 @@ def matmul_ref(a, b, out, beta=0.0):
 _DTYPES = {torch.bfloat16: 14, torch.float16: 2, torch.float32: 0}  # cudaDataType
 _COMPUTE_32F = 68                                                 # cublasComputeType_t
 _DESC_TRANSA, _DESC_TRANSB = 3, 4                                 # cublasLtMatmulDescAttributes_t
+_DESC_EPILOGUE, _DESC_AUX_POINTER, _DESC_AUX_LD = 7, 11, 12
+_EPILOGUES = {None: 1, "gelu": 160, "dgelu": 192}                # cublasLtEpilogue_t: DEFAULT, GELU_AUX, DGELU
 _PREF_MAX_WORKSPACE, _PREF_REDUCTION, _PREF_ALIGNMENT_A = 1, 3, 5  # cublasLtMatmulPreferenceAttributes_t (A..D: 5..8)
 _REDUCTION_FP32 = 2  # cublasLtReductionScheme_t COMPUTE_TYPE: split-K's partial sums in fp32, never in out's dtype
 ALIGNMENT = 16            # bytes: what Hopper's tensor-memory copies need, and what plans ask cuBLASLt to allow
@@ -111,7 +119,7 @@ def _strided_ok(t):
 class _LtPlan:
     """One problem's cuBLASLt descriptors and its offered algorithms; __call__ launches the chosen one."""
 
-    def __init__(self, lib, a, b, out, beta):
+    def __init__(self, lib, a, b, out, beta, epilogue=None, aux=None):
         (M, K), N = a.shape, b.shape[1]
         # row-major out (M, N) is column-major out^T (N x M) = b^T a^T: cuBLAS's A is b^T, its B is a^T
         (trans_a, lay_a), (trans_b, lay_b) = _operand(b, N, K), _operand(a, K, M)
@@ -124,9 +132,13 @@ class _LtPlan:
                 _check(lib.cublasLtCreate(ctypes.byref(self.handle)), "create")
         self.desc = ctypes.c_void_p()
         _check(lib.cublasLtMatmulDescCreate(ctypes.byref(self.desc), _COMPUTE_32F, _DTYPES[torch.float32]), "desc")
-        for attr, trans in ((_DESC_TRANSA, trans_a), (_DESC_TRANSB, trans_b)):
-            _check(lib.cublasLtMatmulDescSetAttribute(self.desc, attr, ctypes.byref(ctypes.c_int32(trans)),
-                                                      ctypes.c_size_t(4)), "desc")
+        self.epilogue = epilogue
+        for attr, value in ((_DESC_TRANSA, ctypes.c_int32(trans_a)), (_DESC_TRANSB, ctypes.c_int32(trans_b)),
+                            (_DESC_EPILOGUE, ctypes.c_uint32(_EPILOGUES[epilogue]))):
+            self._set(attr, value)
+        if epilogue:  # aux: row-major (M, N) as out is, so column-major N x M to cuBLAS, with out's dtype
+            self._set(_DESC_AUX_LD, ctypes.c_int64(aux.stride(0)))
+            self._set(_DESC_AUX_POINTER, ctypes.c_void_p(aux.data_ptr()))  # the heuristic reads its alignment
         self.layouts = [ctypes.c_void_p() for _ in range(3)]
         for lay, dtype, (rows, cols, ld) in zip(self.layouts, (b.dtype, a.dtype, out.dtype),
                                                 (lay_a, lay_b, (N, M, out.stride(0)))):
@@ -149,9 +161,15 @@ class _LtPlan:
         # none offered (or a status saying so, as NOT_SUPPORTED where no heuristic exists): PyTorch's call stands in
         self.algos = [offered[i] for i in range(count.value) if offered[i].state == 0] if status == 0 else []
         self.chosen = 0
-        self.layout = _layout(a, b, out)
+        self.layout = _layout(a, b, out, aux)
 
-    def run(self, algo, a, b, out):
+    def _set(self, attr, value):
+        _check(self.lib.cublasLtMatmulDescSetAttribute(self.desc, attr, ctypes.byref(value),
+                                                       ctypes.c_size_t(ctypes.sizeof(value))), "desc")
+
+    def run(self, algo, a, b, out, aux=None):
+        if self.epilogue:  # the descriptor holds aux's address: set at each call (one plan serves many layers)
+            self._set(_DESC_AUX_POINTER, ctypes.c_void_p(aux.data_ptr()))
         workspace = torch.empty(algo.workspace, dtype=torch.uint8, device=self.device) if algo.workspace else None
         a_lay, b_lay, d_lay = self.layouts
         _check(self.lib.cublasLtMatmul(
@@ -162,32 +180,37 @@ class _LtPlan:
             ctypes.c_void_p(torch.cuda.current_stream(self.device).cuda_stream)), "matmul")
         return out
 
-    def admissible(self, a, b, out, ref):
+    def admissible(self, a, b, out, aux, ref):
         """The offered algorithms that run here and keep the three-way rule on a sample of out (SAMPLE rows and
         columns): error against float64 at most twice PyTorch's call's plus one unit of out's dtype at the sample's
         largest value."""
         rows, cols = (torch.linspace(0, n - 1, min(SAMPLE, n), device=a.device).long() for n in out.shape)
         want = a[rows].double() @ b[:, cols].double()
+        if self.epilogue == "gelu":
+            want = torch.nn.functional.gelu(want, approximate="tanh")
+        elif self.epilogue == "dgelu":
+            want = torch.ops.aten.gelu_backward(want, aux[rows][:, cols].double(), approximate="tanh")
 
         def error(run):
             out[rows] = 0  # beta's term adds nothing to the sample's rows
             run()
             return (out[rows][:, cols].double() - want).abs().max().item()
-        limit = 2 * error(lambda: ref(a, b, out)) + torch.finfo(out.dtype).eps * want.abs().max().item()
+        limit = 2 * error(lambda: ref(a, b, out, aux)) + torch.finfo(out.dtype).eps * want.abs().max().item()
         kept = []
         for i, algo in enumerate(self.algos):
             try:
-                if error(lambda: self.run(algo, a, b, out)) <= limit:
+                if error(lambda: self.run(algo, a, b, out, aux)) <= limit:
                     kept.append(i)
             except RuntimeError:  # an algorithm that fails to launch here is out
                 pass
         return kept
 
-    def fastest(self, a, b, out, ref):
+    def fastest(self, a, b, out, aux, ref):
         """The index of the admissible algorithm that runs these tensors fastest, or None where PyTorch's call (ref)
         is faster than each (cuBLAS's own pick need not be among those offered); medians over rounds in turn."""
-        runs = {i: lambda algo=self.algos[i]: self.run(algo, a, b, out) for i in self.admissible(a, b, out, ref)}
-        runs[None] = lambda: ref(a, b, out)
+        runs = {i: lambda algo=self.algos[i]: self.run(algo, a, b, out, aux)
+                for i in self.admissible(a, b, out, aux, ref)}
+        runs[None] = lambda: ref(a, b, out, aux)
         timed = []
         for _ in range(ROUNDS):
             for i, run in runs.items():
@@ -201,49 +224,58 @@ class _LtPlan:
         ms = {i: statistics.median(s.elapsed_time(e) for j, s, e in timed if j == i) for i in runs}
         return min(ms, key=ms.get)
 
-    def __call__(self, a, b, out):
-        if _layout(a, b, out) != self.layout or not all(map(_aligned, (a, b, out))):
-            raise ValueError(f"matmul plan for {self.layout} called on {_layout(a, b, out)} (or unaligned pointers)")
-        return self.run(self.algos[self.chosen], a, b, out)
+    def __call__(self, a, b, out, aux=None):
+        if _layout(a, b, out, aux) != self.layout or not all(_aligned(t) for t in (a, b, out, aux) if t is not None):
+            raise ValueError(f"matmul plan for {self.layout} called on {_layout(a, b, out, aux)} (or unaligned pointers)")
+        return self.run(self.algos[self.chosen], a, b, out, aux)
 
 
-def _layout(a, b, out):
-    return a.shape, a.stride(), b.shape, b.stride(), out.shape, out.stride(), a.dtype, b.dtype, out.dtype
+def _layout(a, b, out, aux=None):
+    return (a.shape, a.stride(), b.shape, b.stride(), out.shape, out.stride(), a.dtype, b.dtype, out.dtype,
+            None if aux is None else (aux.shape, aux.stride(), aux.dtype))
 
 
 def _aligned(t):
     return t.data_ptr() % ALIGNMENT == 0 and all(s * t.element_size() % ALIGNMENT == 0 for s in t.stride() if s != 1)
 
 
-def _lt_takes(a, b, out):
+def _lt_takes(a, b, out, beta=0.0, epilogue=None, aux=None):
     """Whether cuBLASLt can take the problem as _LtPlan poses it: on the current GPU (where its launches and
     events go), bf16 or fp16 in, row-major out, and not in deterministic mode (the measured choice may differ
-    between runs, PyTorch's does not)."""
+    between runs, PyTorch's does not). An epilogue wants out in the inputs' dtype, beta 0, and aux as out is."""
     return (a.is_cuda and a.device == b.device == out.device and a.device.index == torch.cuda.current_device()
             and a.dtype == b.dtype and a.dtype in (torch.bfloat16, torch.float16)
             and out.dtype in (a.dtype, torch.float32)
             and out.numel() > 0 and a.shape[1] > 0 and out.stride(1) == 1 and _strided_ok(out.T)
             and _strided_ok(a) and _strided_ok(b) and all(map(_aligned, (a, b, out)))
+            and (epilogue is None or (beta == 0 and out.dtype == a.dtype and aux.dtype == out.dtype
+                                      and aux.device == out.device and aux.stride(1) == 1
+                                      and aux.stride(0) >= aux.shape[1] and _aligned(aux)))
             and not torch.are_deterministic_algorithms_enabled() and _cublaslt() is not None)
 
 
-def matmul_plan(a, b, out, beta=0.0):
-    """A callable plan(a, b, out) computing out = a @ b + beta * out for tensors of these shapes, strides and dtypes:
-    the fastest of cuBLASLt's offered algorithms and PyTorch's call, measured on these tensors (which overwrites
-    out), or matmul_ref where cuBLASLt cannot take the problem."""
+def matmul_plan(a, b, out, beta=0.0, epilogue=None, aux=None):
+    """A callable plan(a, b, out, aux=None) computing out = a @ b + beta * out, or with an epilogue (beta 0) aux =
+    a @ b and out = gelu(aux) ('gelu'), or out = (a @ b) * gelu'(aux) ('dgelu'), GELU's tanh form, for tensors of
+    these shapes, strides and dtypes: the fastest of cuBLASLt's offered algorithms and PyTorch's call, measured on
+    these tensors (which overwrites out, and aux for 'gelu'), or matmul_ref where cuBLASLt cannot take the problem."""
     if a.dim() != 2 or b.dim() != 2 or out.shape != (a.shape[0], b.shape[1]) or a.shape[1] != b.shape[0]:
         raise ValueError(f"matmul_plan: shapes {tuple(a.shape)} @ {tuple(b.shape)} -> {tuple(out.shape)}")
-    ref = lambda a, b, out: matmul_ref(a, b, out, beta)
-    if not _lt_takes(a, b, out):
+    if epilogue not in _EPILOGUES or (epilogue is None) != (aux is None) or (aux is not None and aux.shape != out.shape):
+        raise ValueError(f"matmul_plan: epilogue {epilogue!r} wants aux of out's shape (and no epilogue, no aux)")
+    if epilogue and beta != 0:
+        raise ValueError("matmul_plan: an epilogue's product adds nothing to out (beta 0)")
+    ref = lambda a, b, out, aux=None: matmul_ref(a, b, out, beta, epilogue, aux)
+    if not _lt_takes(a, b, out, beta, epilogue, aux):
         return ref
-    key = (_layout(a, b, out), beta, out.device)
+    key = (_layout(a, b, out, aux), beta, epilogue, out.device)
     plan = _chosen.get(key)
     if plan is None:
-        plan = _LtPlan(_cublaslt(), a, b, out, beta)
+        plan = _LtPlan(_cublaslt(), a, b, out, beta, epilogue, aux)
         if torch.cuda.is_current_stream_capturing():  # no measuring inside a capture; not kept for later plans
             say_once("matmul_plan: a problem first met in a CUDA graph's capture takes cuBLASLt's first algorithm")
             return plan if plan.algos else ref  # (a launch that fails raises, as a failing PyTorch call would)
-        plan.chosen = plan.fastest(a, b, out, ref)
+        plan.chosen = plan.fastest(a, b, out, aux, ref)
         if plan.chosen is None:
             plan = ref
         _chosen[key] = plan

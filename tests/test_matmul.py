@@ -61,7 +61,7 @@ def test_every_admitted_algorithm_against_float64(shape, layout, dtypes, beta):
     want = a.double() @ b.double() + (beta * out.double() if beta else 0)
     torch_out = MM.matmul_ref(a, b, out.clone(), beta)
     plan = MM._LtPlan(MM._cublaslt(), a, b, out, beta)
-    admitted = plan.admissible(a, b, out.clone(), lambda a, b, out: MM.matmul_ref(a, b, out, beta))
+    admitted = plan.admissible(a, b, out.clone(), None, lambda a, b, out, aux: MM.matmul_ref(a, b, out, beta))
     assert admitted
     for i in admitted:
         given = out.clone() if beta else torch.full_like(out, float("nan"))  # beta 0 must not read out
@@ -73,9 +73,9 @@ def test_an_algorithm_off_by_more_than_the_rule_is_not_admitted(monkeypatch):
     a, b, out = operands(300, 136, 520, torch.bfloat16, "cuda", False, True, torch.float32, 0.0)
     plan = MM._LtPlan(MM._cublaslt(), a, b, out, 0.0)
     run = MM._LtPlan.run
-    off = lambda self, algo, a, b, out: run(self, algo, a, b, out).mul_(1 + 1e-5 * (algo is plan.algos[0]))
+    off = lambda self, algo, a, b, out, aux: run(self, algo, a, b, out, aux).mul_(1 + 1e-5 * (algo is plan.algos[0]))
     monkeypatch.setattr(MM._LtPlan, "run", off)  # algorithm 0 off by 1e-5 of each value: ~80 fp32 units
-    admitted = plan.admissible(a, b, out, lambda a, b, out: MM.matmul_ref(a, b, out))
+    admitted = plan.admissible(a, b, out, None, lambda a, b, out, aux: MM.matmul_ref(a, b, out))
     assert 0 not in admitted and admitted  # the others, or some of them, still in
 
 
@@ -143,5 +143,57 @@ def test_plan_first_made_in_a_graph_capture_runs_on_replay():
     torch.cuda.synchronize()
     want = a.double() @ b.double() + start.double()
     assert_close_3way("out", out, MM.matmul_ref(a, b, start.clone(), 1.0), want)
-    key = (MM._layout(a, b, out), 1.0, out.device)
+    key = (MM._layout(a, b, out), 1.0, None, out.device)
     assert key not in MM._chosen
+
+
+def epilogue_want(epilogue, a, b, aux):
+    """The float64 out of an epilogue's plan (GELU's tanh form), and its aux for 'gelu'."""
+    prod = a.double() @ b.double()
+    if epilogue == "gelu":
+        return torch.nn.functional.gelu(prod, approximate="tanh"), prod
+    return torch.ops.aten.gelu_backward(prod, aux.double(), approximate="tanh"), None
+
+
+# (M, K, N) as the MLP has them (kernels/gelu_mlp.py): 'gelu' x W1^T, 'dgelu' dy W2; GPT-2's at a sixth of its rows
+EPILOGUE_SHAPES = [(1, 64, 40), (40, 24, 72), (300, 136, 520)] + ([(2048, 768, 3072)] if CUDA else [])
+
+
+@pytest.mark.parametrize("epilogue", ["gelu", "dgelu"])
+@pytest.mark.parametrize("shape", EPILOGUE_SHAPES, ids=case_id)
+@pytest.mark.parametrize("dtype", LOW, ids=dtype_id)
+def test_epilogue_plans_against_float64(epilogue, shape, dtype, device):
+    """The plan's choice, and on the GPU each algorithm cuBLASLt offers and the plan admits, writes out (and aux,
+    for 'gelu') within the three-way rule; 'gelu' never reads out or aux, 'dgelu' never reads out."""
+    M, K, N = shape
+    a, b, out = operands(M, K, N, dtype, device, False, epilogue == "gelu", dtype, 0.0)
+    aux = (torch.randn(M, N, device=device) * 2).to(dtype)  # dgelu's input: GELU's bend and both tails
+    want, want_aux = epilogue_want(epilogue, a, b, aux)
+    torch_aux = aux.clone()
+    torch_out = MM.matmul_ref(a, b, torch.empty_like(out), 0.0, epilogue, torch_aux)
+    ref = lambda a, b, out, aux: MM.matmul_ref(a, b, out, 0.0, epilogue, aux)
+    runs = {"chosen": MM.matmul_plan(a, b, out.clone(), epilogue=epilogue, aux=aux.clone())}
+    if device == "cuda":
+        plan = MM._LtPlan(MM._cublaslt(), a, b, out, 0.0, epilogue, aux)
+        admitted = plan.admissible(a, b, out.clone(), aux.clone(), ref)
+        assert admitted
+        runs.update({f"algorithm {i}": lambda a, b, out, aux, i=i: plan.run(plan.algos[i], a, b, out, aux)
+                     for i in admitted})
+    for name, run in runs.items():
+        given_aux = torch.full_like(aux, float("nan")) if epilogue == "gelu" else aux.clone()
+        got = run(a, b, torch.full_like(out, float("nan")), given_aux)
+        assert_close_3way(f"out, {name}", got, torch_out, want)
+        if epilogue == "gelu":
+            assert_close_3way(f"aux, {name}", given_aux, torch_aux, want_aux)
+        else:
+            assert torch.equal(given_aux, aux)
+
+
+def test_epilogue_arguments_are_checked():
+    a, b, out = operands(8, 16, 24, torch.bfloat16, "cpu", False, False, torch.bfloat16, 0.0)
+    with pytest.raises(ValueError, match="wants aux"):
+        MM.matmul_plan(a, b, out, epilogue="gelu")
+    with pytest.raises(ValueError, match="wants aux"):
+        MM.matmul_plan(a, b, out, epilogue="relu", aux=out.clone())
+    with pytest.raises(ValueError, match="beta 0"):
+        MM.matmul_plan(a, b, out, beta=1.0, epilogue="dgelu", aux=out.clone())

@@ -291,6 +291,18 @@ def test_architectures_differ_as_specified():
     assert lnames['transformer.h.0.mlp.c_fc.weight'].shape[0] == 2 * 192  # SwiGLU gate and up, 8/3 x 64 rounded to 64
     assert type(llama.transformer.ln_f).__name__ == 'RMSNorm'
 
+@pytest.mark.parametrize("bias, gelu, recompute, epilogues", [
+    (False, 'tanh', 'none', True), (False, 'tanh', 'mlp', True), (False, 'tanh', 'block', True),
+    (False, 'tanh', 'activation', False),  # LinearOfActivation: GELU's output not kept, made again by its kernel
+    (True, 'tanh', 'none', False), (False, 'none', 'none', False)])  # cuBLASLt: no bias here, no erf form
+def test_gelu_goes_into_the_matmuls_epilogues_only_where_they_have_it(bias, gelu, recompute, epilogues, device):
+    model = GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='triton', device_type=device,
+                recompute=recompute)
+    assert all(block.mlp.epilogues == epilogues for block in model.transformer.h)
+    assert not GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='torch').transformer.h[0].mlp.epilogues
+    with pytest.raises(ValueError, match="gelu_approximate must be one of"):
+        tiny_config('gpt2', gelu_approximate='erf')
+
 def test_sequence_longer_than_block_size_is_refused():
     model = GPT(tiny_config('gpt2'), kernels='torch')
     with pytest.raises(ValueError, match="block_size is 32"):
@@ -429,11 +441,12 @@ def test_per_op_overrides_win_over_the_setting(monkeypatch):
     with pytest.raises(ValueError, match="unknown kernel overrides"):
         pick_kernels('auto', 'gpt2', 'cuda', overrides=dict(norm=True))
 
-@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+@pytest.mark.parametrize("arch, gelu", [("gpt2", "none"), ("gpt2", "tanh"), ("llama", "none")])
 @pytest.mark.parametrize("autocast_residual", [False, True])
-def test_bf16_training_step_kernels_on_and_off_agree(arch, autocast_residual, device):
+def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, autocast_residual, device):
     """Two training steps under bf16 autocast (forward, backward, AdamW) with every op
     swapped and with none, the residual stream in fp32 or (autocast_residual) in bf16.
+    GPT-2 with GELU's tanh form has no biases: its MLP then takes kernels.gelu_mlp.
     Three-way, as in the kernel tests: against the same steps in fp32 with PyTorch's ops,
     the Triton run's losses and first gradients are at most twice as far off as the
     PyTorch bf16 run's, plus one bf16 unit of their size. (Weights after an AdamW step
@@ -441,8 +454,9 @@ def test_bf16_training_step_kernels_on_and_off_agree(arch, autocast_residual, de
     rounding flips where a gradient is near zero.)"""
     def run(setting, autocast):
         torch.manual_seed(0)
-        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device,
+        model = GPT(tiny_config(arch, bias=gelu == 'none', gelu_approximate=gelu), kernels=setting, device_type=device,
                     autocast_residual=autocast_residual).to(device)
+        assert model.transformer.h[0].mlp.epilogues == (setting == 'triton' and gelu == 'tanh')
         stream = []  # the residual stream's dtype as the second block receives it
         model.transformer.h[1].register_forward_pre_hook(lambda module, args: stream.append(args[0].dtype))
         optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), device)
