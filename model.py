@@ -460,7 +460,7 @@ class MLP(nn.Module):
         """The MLP from its input x, as recompute='mlp' runs it again; w_fc, w_proj: c_fc's and c_proj's
         weights as Block.matrices hands them. The Linears hold the parameters only: their forward is not
         called (nor their hooks)."""
-        if self.epilogues:
+        if self.epilogues and self.training:  # (sampling: each new length would be a new product to measure)
             return self.dropout(kernels.gelu_mlp(x, w_fc, w_proj, backend='triton'))
         return self.after_fc(F.linear(x, w_fc, self.fc_bias), w_proj)
 
@@ -528,7 +528,7 @@ class Block(nn.Module):
         keep = recompute == 'none'  # else the norms' and the activation's outputs are made again in the backward
         qkv, x = self.ln_1.linear(x, update, w_attn, self.attn.c_attn.bias, keep_output=keep)
         update = self.attn(qkv, w_attn_proj, rope)
-        if recompute == 'mlp' or self.mlp.epilogues:  # the MLP from its input, the second norm's output
+        if recompute == 'mlp' or (self.mlp.epilogues and self.training):  # the MLP from its input, the second norm's output
             h, x = self.ln_2(x, update)
             if recompute == 'mlp':  # which it keeps
                 return x, recomputed(self.mlp, h, w_fc, w_mlp_proj, dropout=self.dropout, every_op=True)

@@ -206,6 +206,10 @@ best_val_loss = 1e9
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
                   bias=bias, vocab_size=vocab_size, dropout=dropout, rope_theta=rope_theta,
                   gelu_approximate=gelu_approximate)
+try:  # the settings GPTConfig checks, refused in one line before anything is built
+    GPTConfig(**model_args)
+except ValueError as e:
+    fail(e)
 ckpt_path = os.path.join(out_dir, 'ckpt.pt')
 ckpt = None
 if init_from == 'resume':
@@ -217,7 +221,8 @@ if init_from == 'resume':
     saved = ckpt['model_args']
     differ = [k for k in ARCH_KEYS if GPTConfig(**saved).__dict__[k] != GPTConfig(**model_args).__dict__[k]]
     if differ:
-        fail(f"checkpoint {ckpt_path} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ) + " but this run asks for "
+        fail(f"checkpoint {ckpt_path} has " + ", ".join(f"{k}={GPTConfig(**saved).__dict__[k]!r}" for k in differ)
+             + " but this run asks for "
              + ", ".join(f"{k}={model_args[k]!r}" for k in differ)
              + (f" (the vocabulary of {data_dir})" if 'vocab_size' in differ else "")
              + ": use the checkpoint's settings and data, or another out_dir")

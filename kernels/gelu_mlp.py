@@ -99,5 +99,7 @@ def gelu_mlp(x, w_fc, w_proj, backend="auto"):
         return gelu_mlp_ref(x, w_fc, w_proj)
     if torch.is_autocast_enabled(x.device.type):
         x = x.to(torch.get_autocast_dtype(x.device.type))
+    elif not x.dtype == w_fc.dtype == w_proj.dtype:  # as F.linear refuses them
+        raise ValueError(f"gelu_mlp: x, w_fc, w_proj in {x.dtype}, {w_fc.dtype}, {w_proj.dtype} outside autocast")
     with torch.autocast(x.device.type, enabled=False):  # the products write into given outputs, in x's dtype
         return GeluMLPFunction.apply(as_rows(x), w_fc, w_proj).view(*x.shape[:-1], w_proj.shape[0])

@@ -3,6 +3,9 @@ Matrix products through cuBLASLt, with the algorithm measured instead of taken o
 
     out = a @ b + beta * out       a (M, K) and b (K, N) in bf16 or fp16; out (M, N) in their dtype or fp32;
                                    products summed in fp32; beta 0 (out written only) or not (out read too)
+    epilogue 'gelu':  aux = a @ b, out = gelu(aux)            GELU's tanh form (cuBLASLt's only one), applied in
+    epilogue 'dgelu': out = (a @ b) * gelu'(aux)              fp32 before rounding; beta 0, out and aux (M, N)
+                                                              row-major in the inputs' dtype (kernels/gelu_mlp.py)
 
 torch.mm runs the one algorithm cuBLAS's heuristic picks for a problem. cuBLASLt's heuristic offers several (eight
 on the H100 for the shapes below), and the pick is not always the fastest: for the chunk products of GPT-2's fused
@@ -182,24 +185,27 @@ class _LtPlan:
 
     def admissible(self, a, b, out, aux, ref):
         """The offered algorithms that run here and keep the three-way rule on a sample of out (SAMPLE rows and
-        columns): error against float64 at most twice PyTorch's call's plus one unit of out's dtype at the sample's
-        largest value."""
+        columns), and of aux where the epilogue writes it ('gelu'): error against float64 at most twice PyTorch's
+        call's plus one unit of the dtype at the sample's largest value."""
         rows, cols = (torch.linspace(0, n - 1, min(SAMPLE, n), device=a.device).long() for n in out.shape)
-        want = a[rows].double() @ b[:, cols].double()
+        product = a[rows].double() @ b[:, cols].double()
+        written = [(out, product)]  # each tensor the product writes, and its sample in float64
         if self.epilogue == "gelu":
-            want = torch.nn.functional.gelu(want, approximate="tanh")
+            written = [(out, torch.nn.functional.gelu(product, approximate="tanh")), (aux, product)]
         elif self.epilogue == "dgelu":
-            want = torch.ops.aten.gelu_backward(want, aux[rows][:, cols].double(), approximate="tanh")
+            written = [(out, torch.ops.aten.gelu_backward(product, aux[rows][:, cols].double(), approximate="tanh"))]
 
-        def error(run):
-            out[rows] = 0  # beta's term adds nothing to the sample's rows
+        def errors(run):
+            for t, _ in written:
+                t[rows] = 0  # beta's term adds nothing to the sample's rows; a sample left unwritten shows
             run()
-            return (out[rows][:, cols].double() - want).abs().max().item()
-        limit = 2 * error(lambda: ref(a, b, out, aux)) + torch.finfo(out.dtype).eps * want.abs().max().item()
+            return [(t[rows][:, cols].double() - want).abs().max().item() for t, want in written]
+        limits = [2 * e + torch.finfo(t.dtype).eps * want.abs().max().item()
+                  for e, (t, want) in zip(errors(lambda: ref(a, b, out, aux)), written)]
         kept = []
         for i, algo in enumerate(self.algos):
             try:
-                if error(lambda: self.run(algo, a, b, out, aux)) <= limit:
+                if all(e <= limit for e, limit in zip(errors(lambda: self.run(algo, a, b, out, aux)), limits)):
                     kept.append(i)
             except RuntimeError:  # an algorithm that fails to launch here is out
                 pass

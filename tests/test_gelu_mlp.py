@@ -108,3 +108,17 @@ def test_shapes_and_dtypes_are_checked(device):
     y, g, h = gelu_mlp_fwd(x, w_fc, w_proj)
     with pytest.raises(ValueError, match="for x"):
         gelu_mlp_bwd(dy[:4], x, h, g, w_fc, w_proj, torch.float32)
+
+
+def test_custom_ops_pass_opcheck(device):
+    """The ops torch.compile sees (fake shapes and dtypes as the real ones, no aliasing, schema)."""
+    (x, w_fc, w_proj), dy = make_inputs((16, 48), 136, torch.bfloat16, device)
+    y, g, h = gelu_mlp_fwd(x, w_fc, w_proj)
+    torch.library.opcheck(torch.ops.kernels.gelu_mlp_fwd.default, (x, w_fc, w_proj))
+    torch.library.opcheck(torch.ops.kernels.gelu_mlp_bwd.default, (dy, x, h, g, w_fc, w_proj, torch.float32))
+
+
+def test_outside_autocast_mixed_dtypes_are_refused(device):
+    (x, w_fc, w_proj), _ = make_inputs((8, 32), 96, torch.bfloat16, device, weight_dtype=torch.float32)
+    with pytest.raises(ValueError, match="outside autocast"):
+        kernels.gelu_mlp(x, w_fc, w_proj, backend="triton")

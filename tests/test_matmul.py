@@ -197,3 +197,21 @@ def test_epilogue_arguments_are_checked():
         MM.matmul_plan(a, b, out, epilogue="relu", aux=out.clone())
     with pytest.raises(ValueError, match="beta 0"):
         MM.matmul_plan(a, b, out, beta=1.0, epilogue="dgelu", aux=out.clone())
+
+
+@pytest.mark.skipif(not CUDA, reason="cuBLASLt needs CUDA")
+def test_an_algorithm_writing_a_wrong_aux_is_not_admitted(monkeypatch):
+    """'gelu' writes aux, which the backward's 'dgelu' reads: an algorithm is held to the rule on it too."""
+    a, b, out = operands(300, 136, 520, torch.bfloat16, "cuda", False, True, torch.bfloat16, 0.0)
+    aux = torch.empty_like(out)
+    plan = MM._LtPlan(MM._cublaslt(), a, b, out, 0.0, "gelu", aux)
+    run = MM._LtPlan.run
+
+    def off(self, algo, a, b, out, aux):
+        run(self, algo, a, b, out, aux)
+        if algo is plan.algos[0]:
+            aux.mul_(1.01)  # aux 1% off, out right
+        return out
+    monkeypatch.setattr(MM._LtPlan, "run", off)
+    admitted = plan.admissible(a, b, out, aux, lambda a, b, out, aux: MM.matmul_ref(a, b, out, 0.0, "gelu", aux))
+    assert 0 not in admitted and admitted
