@@ -241,6 +241,14 @@ def _layout(a, b, out, aux=None):
             None if aux is None else (aux.shape, aux.stride(), aux.dtype))
 
 
+def _key(a, b, out, beta, epilogue, aux):
+    """A problem, as plans are chosen and kept for it: the layout, beta and the epilogue, and what else decides whether
+    cuBLASLt may take it (_lt_takes) but the pointers' alignment: the tensors' devices, the current GPU, deterministic
+    mode."""
+    return (_layout(a, b, out, aux), beta, epilogue, a.device, b.device, out.device, aux is None or aux.device,
+            a.is_cuda and torch.cuda.current_device(), torch.are_deterministic_algorithms_enabled())
+
+
 def _aligned(t):
     return t.data_ptr() % ALIGNMENT == 0 and all(s * t.element_size() % ALIGNMENT == 0 for s in t.stride() if s != 1)
 
@@ -265,6 +273,12 @@ def matmul_plan(a, b, out, beta=0.0, epilogue=None, aux=None):
     a @ b and out = gelu(aux) ('gelu'), or out = (a @ b) * gelu'(aux) ('dgelu'), GELU's tanh form, for tensors of
     these shapes, strides and dtypes: the fastest of cuBLASLt's offered algorithms and PyTorch's call, measured on
     these tensors (which overwrites out, and aux for 'gelu'), or matmul_ref where cuBLASLt cannot take the problem."""
+    key = _key(a, b, out, beta, epilogue, aux)
+    plan = _chosen.get(key)
+    # a problem met before passed every check below but alignment, which is the pointers': checked here each call
+    # (the full checks took an eager step tens of us per product on the H100's host: docs/perf-notes.md)
+    if plan is not None and all(_aligned(t) for t in (a, b, out, aux) if t is not None):
+        return plan
     if a.dim() != 2 or b.dim() != 2 or out.shape != (a.shape[0], b.shape[1]) or a.shape[1] != b.shape[0]:
         raise ValueError(f"matmul_plan: shapes {tuple(a.shape)} @ {tuple(b.shape)} -> {tuple(out.shape)}")
     if epilogue not in _EPILOGUES or (epilogue is None) != (aux is None) or (aux is not None and aux.shape != out.shape):
@@ -274,8 +288,6 @@ def matmul_plan(a, b, out, beta=0.0, epilogue=None, aux=None):
     ref = lambda a, b, out, aux=None: matmul_ref(a, b, out, beta, epilogue, aux)
     if not _lt_takes(a, b, out, beta, epilogue, aux):
         return ref
-    key = (_layout(a, b, out, aux), beta, epilogue, out.device)
-    plan = _chosen.get(key)
     if plan is None:
         plan = _LtPlan(_cublaslt(), a, b, out, beta, epilogue, aux)
         if torch.cuda.is_current_stream_capturing():  # no measuring inside a capture; not kept for later plans

@@ -143,8 +143,7 @@ def test_plan_first_made_in_a_graph_capture_runs_on_replay():
     torch.cuda.synchronize()
     want = a.double() @ b.double() + start.double()
     assert_close_3way("out", out, MM.matmul_ref(a, b, start.clone(), 1.0), want)
-    key = (MM._layout(a, b, out), 1.0, None, out.device)
-    assert key not in MM._chosen
+    assert MM._key(a, b, out, 1.0, None, None) not in MM._chosen
 
 
 def epilogue_want(epilogue, a, b, aux):
