@@ -428,7 +428,7 @@ class LinearOfActivation(torch.autograd.Function):
 
 def gelu_in_epilogues(config, recompute):
     """Whether the MLP, where its GELU is Triton's, takes kernels.gelu_mlp: GELU in the epilogues of
-    the matmuls around it, no GELU pass of its own (-1.2 ms in GPT-2's step on the H100,
+    the matmuls around it, no GELU pass of its own (-1 ms in GPT-2's graphed step on the H100,
     docs/perf-notes.md). cuBLASLt has GELU's tanh form only, and no bias here; recompute=
     'activation' keeps its own path (LinearOfActivation), which does not keep GELU's output."""
     return config.arch == 'gpt2' and config.gelu_approximate == 'tanh' and not config.bias and recompute != 'activation'

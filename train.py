@@ -218,11 +218,10 @@ if init_from == 'resume':
         ckpt = checkpoint.load(ckpt_path, device)
     except ValueError as e:
         fail(e)
-    saved = ckpt['model_args']
-    differ = [k for k in ARCH_KEYS if GPTConfig(**saved).__dict__[k] != GPTConfig(**model_args).__dict__[k]]
+    saved = GPTConfig(**ckpt['model_args']).__dict__  # with the defaults of keys older checkpoints lack
+    differ = [k for k in ARCH_KEYS if saved[k] != GPTConfig(**model_args).__dict__[k]]
     if differ:
-        fail(f"checkpoint {ckpt_path} has " + ", ".join(f"{k}={GPTConfig(**saved).__dict__[k]!r}" for k in differ)
-             + " but this run asks for "
+        fail(f"checkpoint {ckpt_path} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ) + " but this run asks for "
              + ", ".join(f"{k}={model_args[k]!r}" for k in differ)
              + (f" (the vocabulary of {data_dir})" if 'vocab_size' in differ else "")
              + ": use the checkpoint's settings and data, or another out_dir")

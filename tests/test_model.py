@@ -300,10 +300,19 @@ def test_architectures_differ_as_specified():
     (False, 'tanh', 'none', True), (False, 'tanh', 'mlp', True), (False, 'tanh', 'block', True),
     (False, 'tanh', 'activation', False),  # LinearOfActivation: GELU's output not kept, made again by its kernel
     (True, 'tanh', 'none', False), (False, 'none', 'none', False)])  # cuBLASLt: no bias here, no erf form
-def test_gelu_goes_into_the_matmuls_epilogues_only_where_they_have_it(bias, gelu, recompute, epilogues, device):
+def test_gelu_goes_into_the_matmuls_epilogues_only_where_they_have_it(bias, gelu, recompute, epilogues, device,
+                                                                     monkeypatch):
     model = GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='triton', device_type=device,
-                recompute=recompute)
+                recompute=recompute).to(device)
     assert all(block.mlp.epilogues == epilogues for block in model.transformer.h)
+    calls = []
+    monkeypatch.setattr(kernels, 'gelu_mlp', lambda *a, **k: calls.append(1) or kernels.gelu_mlp_ref(*a[:3]))
+    x, y = batch(device)
+    model(x, y)
+    assert len(calls) == (2 if epilogues else 0)  # two blocks
+    model.eval()  # sampling: each new length would be a new product for matmul_plan to measure
+    model(x[:, :5])
+    assert len(calls) == (2 if epilogues else 0)
     assert not GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='torch').transformer.h[0].mlp.epilogues
     with pytest.raises(ValueError, match="gelu_approximate must be one of"):
         tiny_config('gpt2', gelu_approximate='erf')

@@ -243,6 +243,10 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
                'block_size=64', 'block_size=128')
     user_error(run('train.py', *base, f'--out_dir={out_dir}', '--init_from=resume', '--arch=llama', check=False),
                "arch='gpt2'", "arch='llama'")
+    user_error(run('train.py', *base, f'--out_dir={out_dir}', '--init_from=resume', '--gelu_approximate=tanh', check=False),
+               "gelu_approximate='none' but this run asks for gelu_approximate='tanh'")
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--gelu_approximate=erf', check=False),
+               'gelu_approximate must be one of')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--kernels=fast', check=False), 'kernels must be')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--compile=True', '--compile_mode=reduce-overhead',
                    '--gradient_accumulation_steps=2', check=False), 'takes one micro-step per rank')
