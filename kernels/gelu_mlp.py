@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from kernels.backend import use_triton, as_rows, for_compile
-from kernels.matmul import matmul_plan
+from kernels.matmul import matmul
 
 
 def gelu_mlp_ref(x, w_fc, w_proj):
@@ -49,8 +49,8 @@ def gelu_mlp_fwd(x: torch.Tensor, w_fc: torch.Tensor, w_proj: torch.Tensor,
     if not x.dtype == w_fc.dtype == w_proj.dtype:
         raise ValueError(f"gelu_mlp: x, w_fc, w_proj in {x.dtype}, {w_fc.dtype}, {w_proj.dtype}, not one dtype")
     y, g, h = _fake_fwd(x, w_fc, w_proj)
-    matmul_plan(x, w_fc.T, g, epilogue="gelu", aux=h)(x, w_fc.T, g, h)
-    return matmul_plan(g, w_proj.T, y)(g, w_proj.T, y), g, h
+    matmul(x, w_fc.T, g, epilogue="gelu", aux=h)
+    return matmul(g, w_proj.T, y), g, h
 
 
 def _fake_bwd(dy, x, h, g, w_fc, w_proj, weight_dtype):
@@ -66,11 +66,10 @@ def gelu_mlp_bwd(dy: torch.Tensor, x: torch.Tensor, h: torch.Tensor, g: torch.Te
     if dy.shape != x.shape or dy.dtype != x.dtype:
         raise ValueError(f"gelu_mlp_bwd: dy {tuple(dy.shape)} {dy.dtype} for x {tuple(x.shape)} {x.dtype}")
     dx, dw_fc, dw_proj = _fake_bwd(dy, x, h, g, w_fc, w_proj, weight_dtype)
-    matmul_plan(dy.T, g, dw_proj)(dy.T, g, dw_proj)
-    dh = torch.empty_like(h)
-    matmul_plan(dy, w_proj, dh, epilogue="dgelu", aux=h)(dy, w_proj, dh, h)
-    matmul_plan(dh.T, x, dw_fc)(dh.T, x, dw_fc)
-    return matmul_plan(dh, w_fc, dx)(dh, w_fc, dx), dw_fc, dw_proj
+    matmul(dy.T, g, dw_proj)
+    dh = matmul(dy, w_proj, torch.empty_like(h), epilogue="dgelu", aux=h)
+    matmul(dh.T, x, dw_fc)
+    return matmul(dh, w_fc, dx), dw_fc, dw_proj
 
 
 class GeluMLPFunction(torch.autograd.Function):

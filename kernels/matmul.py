@@ -298,3 +298,13 @@ def matmul_plan(a, b, out, beta=0.0, epilogue=None, aux=None):
             plan = ref
         _chosen[key] = plan
     return plan
+
+
+def matmul(a, b, out, beta=0.0, epilogue=None, aux=None):
+    """The product matmul_plan(a, b, out, beta, epilogue, aux) plans, run once on these tensors; returns out. The plan's
+    call would check the layout and alignment that matmul_plan has just checked: a caller making each product once
+    (kernels/gelu_mlp.py) takes this instead, and an eager step pays those checks once per product."""
+    plan = matmul_plan(a, b, out, beta, epilogue, aux)
+    if isinstance(plan, _LtPlan):
+        return plan.run(plan.algos[plan.chosen], a, b, out, aux)
+    return plan(a, b, out, aux)

@@ -214,3 +214,16 @@ def test_an_algorithm_writing_a_wrong_aux_is_not_admitted(monkeypatch):
     monkeypatch.setattr(MM._LtPlan, "run", off)
     admitted = plan.admissible(a, b, out, aux, lambda a, b, out, aux: MM.matmul_ref(a, b, out, 0.0, "gelu", aux))
     assert 0 not in admitted and admitted
+
+
+@pytest.mark.parametrize("epilogue", [None, "gelu", "dgelu"])
+def test_matmul_runs_the_plans_choice_once(epilogue, device):
+    """matmul(...) is matmul_plan(...)(...) on the same tensors, bit for bit (the same algorithm), out returned."""
+    a, b, out = operands(300, 136, 520, torch.bfloat16, device, False, True, torch.bfloat16, 0.0)
+    aux = None if epilogue is None else (torch.randn(300, 520, device=device) * 2).to(torch.bfloat16)
+    plan = MM.matmul_plan(a, b, out, epilogue=epilogue, aux=None if aux is None else aux.clone())
+    want_aux = None if aux is None else aux.clone()
+    want = plan(a, b, torch.empty_like(out), want_aux)
+    got_aux = None if aux is None else aux.clone()
+    got = MM.matmul(a, b, torch.empty_like(out), epilogue=epilogue, aux=got_aux)
+    assert torch.equal(got, want) and (aux is None or torch.equal(got_aux, want_aux))
