@@ -60,6 +60,7 @@ ALIGNMENT = 16            # bytes: what Hopper's tensor-memory copies need, and 
 MAX_WORKSPACE = 32 << 20  # bytes an algorithm may ask for (split-K's partial sums): PyTorch's own cuBLAS workspace
 ROUNDS, CALLS = 5, 3      # measuring: rounds in turn over the algorithms, CALLS back-to-back calls timed in each
 SAMPLE = 64               # rows and columns of out on which each algorithm's accuracy is checked before it is timed
+OFFERED = 16              # algorithms asked of cuBLASLt's heuristic per problem
 
 
 class _Heuristic(ctypes.Structure):  # cublasLtMatmulHeuristicResult_t
@@ -156,9 +157,9 @@ class _LtPlan:
         for i in range(4):  # A, B, C, D: the pointers are only known to be ALIGNMENT-aligned
             _check(lib.cublasLtMatmulPreferenceSetAttribute(pref, _PREF_ALIGNMENT_A + i, ctypes.byref(
                 ctypes.c_uint32(ALIGNMENT)), ctypes.c_size_t(4)), "preference")
-        offered, count = (_Heuristic * 16)(), ctypes.c_int()
+        offered, count = (_Heuristic * OFFERED)(), ctypes.c_int()
         a_lay, b_lay, d_lay = self.layouts
-        status = lib.cublasLtMatmulAlgoGetHeuristic(self.handle, self.desc, a_lay, b_lay, d_lay, d_lay, pref, 16,
+        status = lib.cublasLtMatmulAlgoGetHeuristic(self.handle, self.desc, a_lay, b_lay, d_lay, d_lay, pref, OFFERED,
                                                     offered, ctypes.byref(count))
         lib.cublasLtMatmulPreferenceDestroy(pref)
         # none offered (or a status saying so, as NOT_SUPPORTED where no heuristic exists): PyTorch's call stands in
