@@ -123,7 +123,7 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
                                     config.vocab_size, mlp_hidden(config), config.bias, dtype, device,
                                     loss_chunk_bytes(recompute, config.vocab_size, model_args.get('loss_chunk_mib')),
-                                    config.gelu_approximate, mlp_as_one_op(config, recompute))
+                                    config.gelu_approximate, gelu_in_epilogues(config, recompute))
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
     # an eager step's time is its host's, which the eager step check weighs whole: memory decides only for GPU time
@@ -426,13 +426,12 @@ class LinearOfActivation(torch.autograd.Function):
             dw, dbias = linear_weight_grads(ctx, dy2, hidden, weight, ctx.bias_dtype, 3)
         return None, None, None, dw, dbias, da, db
 
-def mlp_as_one_op(config, recompute):
-    """Whether the MLP, where its GELU is Triton's, is kernels.gelu_mlp: one op whose products are
-    measured cuBLASLt plans, with GELU's tanh form in their epilogues (-1 ms in GPT-2's graphed step
-    on the H100, docs/perf-notes.md) and the erf form by the GELU kernel between them. No bias here
-    (cuBLASLt's epilogues take none); recompute='activation' keeps its own path (LinearOfActivation),
-    which does not keep GELU's output."""
-    return config.arch == 'gpt2' and not config.bias and recompute != 'activation'
+def gelu_in_epilogues(config, recompute):
+    """Whether the MLP, where its GELU is Triton's, takes kernels.gelu_mlp: GELU in the epilogues of
+    the matmuls around it, no GELU pass of its own (-1 ms in GPT-2's graphed step on the H100,
+    docs/perf-notes.md). cuBLASLt has GELU's tanh form only, and no bias here; recompute=
+    'activation' keeps its own path (LinearOfActivation), which does not keep GELU's output."""
+    return config.arch == 'gpt2' and config.gelu_approximate == 'tanh' and not config.bias and recompute != 'activation'
 
 class MLP(nn.Module):
     """gpt2: GELU(x W1) W2 with a 4x hidden layer. llama: (silu(x Wg) * x Wu) W2 with a
@@ -443,7 +442,7 @@ class MLP(nn.Module):
         self.swiglu = config.arch == 'llama'
         self.backend = impl['swiglu' if self.swiglu else 'gelu']
         self.approximate = config.gelu_approximate
-        self.one_op = self.backend == 'triton' and mlp_as_one_op(config, recompute)
+        self.epilogues = self.backend == 'triton' and gelu_in_epilogues(config, recompute)
         # the Triton GELU takes c_fc's bias (its backward then sums the bias gradient too);
         # PyTorch keeps it in the matmul, as nanoGPT does
         self.bias_in_gelu = not self.swiglu and self.backend == 'triton'
@@ -461,8 +460,8 @@ class MLP(nn.Module):
         """The MLP from its input x, as recompute='mlp' runs it again; w_fc, w_proj: c_fc's and c_proj's
         weights as Block.matrices hands them. The Linears hold the parameters only: their forward is not
         called (nor their hooks)."""
-        if self.one_op and self.training:  # (sampling: each new length would be a new product to measure)
-            return self.dropout(kernels.gelu_mlp(x, w_fc, w_proj, self.approximate, backend='triton'))
+        if self.epilogues and self.training:  # (sampling: each new length would be a new product to measure)
+            return self.dropout(kernels.gelu_mlp(x, w_fc, w_proj, backend='triton'))
         return self.after_fc(F.linear(x, w_fc, self.fc_bias), w_proj)
 
     def after_fc(self, fc, w_proj, keep_activation=True):
@@ -529,7 +528,7 @@ class Block(nn.Module):
         keep = recompute == 'none'  # else the norms' and the activation's outputs are made again in the backward
         qkv, x = self.ln_1.linear(x, update, w_attn, self.attn.c_attn.bias, keep_output=keep)
         update = self.attn(qkv, w_attn_proj, rope)
-        if recompute == 'mlp' or (self.mlp.one_op and self.training):  # the MLP from its input, the second norm's output
+        if recompute == 'mlp' or (self.mlp.epilogues and self.training):  # the MLP from its input, the second norm's output
             h, x = self.ln_2(x, update)
             if recompute == 'mlp':  # which it keeps
                 return x, recomputed(self.mlp, h, w_fc, w_mlp_proj, dropout=self.dropout, every_op=True)

@@ -1,27 +1,24 @@
 """
-GPT-2's MLP as one op whose four products (six with the backward's) are measured cuBLASLt plans, with GELU's tanh
-form computed in the epilogues of the products around it (cuBLASLt's GELU_AUX and DGELU):
+GPT-2's MLP with its GELU computed in the epilogues of the matmuls around it (cuBLASLt's GELU_AUX and DGELU):
 
-    y = gelu(x W1^T) W2^T,   tanh form: gelu(h) = h (1 + tanh(k (h + c h^3))) / 2;  erf form: h P(h), P the normal CDF
+    y = gelu(x W1^T) W2^T,   gelu's tanh form: gelu(h) = h (1 + tanh(k (h + c h^3))) / 2
 
-Forward:  h = x W1^T, g = gelu(h)     tanh: one product, whose epilogue writes g, and h (aux) for the backward;
-                                      erf: the product, then the GELU kernel's pass (cuBLASLt has no erf epilogue)
+Forward:  h = x W1^T, g = gelu(h)     one product; its epilogue writes g, and h (aux) for the backward
           y = g W2^T
 Backward: dW2 = dy^T g
-          dh = (dy W2) * gelu'(h)      tanh: one product; its epilogue reads h and multiplies, in fp32 before rounding;
-                                      erf: the product, then the GELU kernel's backward pass
+          dh = (dy W2) * gelu'(h)      one product; its epilogue reads h and multiplies, in fp32 before rounding
           dW1 = dh^T x,  dx = dh W1
-What goes: with tanh, the GELU passes between the products (forward: read h, write g; backward: read dg and h, write
-dh). On the H100 at GPT-2's shapes (12 x 1024 tokens, 768 -> 3072, bf16), against cuBLAS's product and our GELU
-kernel, per layer: forward 147.5 -> 102.4 us, backward 175.6 -> 120.5 us (docs/perf-notes.md, twenty-fourth
-session). With either form, each product is matmul_plan's (kernels/matmul.py: the fastest of cuBLASLt's algorithms
-and PyTorch's call, measured once per problem; cuBLAS's own pick ran c_fc's product 94 us against 80), and the
-weight gradients are summed in fp32 and written in the weights' dtype, with no cast pass after the product. Kept for
-the backward, as PyTorch's MLP keeps them: x, h, g.
+What goes: the GELU passes between the products (forward: read h, write g; backward: read dg and h, write dh). On
+the H100 at GPT-2's shapes (12 x 1024 tokens, 768 -> 3072, bf16), against cuBLAS's product and our GELU kernel,
+per layer: forward 147.5 -> 102.4 us, backward 175.6 -> 120.5 us (docs/perf-notes.md, twenty-fourth session).
+Every product is matmul_plan's (kernels/matmul.py: the fastest of cuBLASLt's algorithms, measured once per
+problem); the weight gradients are summed in fp32 and written in the weights' dtype. Kept for the backward, as
+PyTorch's MLP keeps them: x, h, g.
 
-Constraints: no biases. x (..., C); W1 (hidden, C) and W2 (C, hidden), cast to x's dtype (autocast's, under
-autocast). Products that cuBLASLt cannot take (CPU, fp32, rows not 16-byte aligned) are PyTorch's, followed by
-PyTorch's GELU where the epilogue would have computed it (kernels/matmul.py: matmul_plan's fallback).
+Constraints: cuBLASLt's GELU is the tanh form only, so this is the MLP of a model that uses it (GPT-2's own
+activation; nanoGPT's is the exact erf form). No biases. x (..., C); W1 (hidden, C) and W2 (C, hidden), cast to x's
+dtype (autocast's, under autocast). Products that cuBLASLt cannot take (CPU, fp32, rows not 16-byte aligned)
+are PyTorch's product followed by PyTorch's GELU, the same math (kernels/matmul.py: matmul_plan's fallback).
 """
 from typing import Tuple
 
@@ -29,58 +26,48 @@ import torch
 import torch.nn.functional as F
 
 from kernels.backend import use_triton, as_rows, for_compile
-from kernels.gelu import APPROXIMATIONS, gelu_fwd, gelu_bwd
 from kernels.matmul import matmul
 
 
-def gelu_mlp_ref(x, w_fc, w_proj, approximate="none"):
-    return F.linear(F.gelu(F.linear(x, w_fc), approximate=approximate), w_proj)
+def gelu_mlp_ref(x, w_fc, w_proj):
+    return F.linear(F.gelu(F.linear(x, w_fc), approximate="tanh"), w_proj)
 
 
-def _fake_fwd(x, w_fc, w_proj, approximate):
+def _fake_fwd(x, w_fc, w_proj):
     N, C, H = *x.shape, w_fc.shape[0]
     return x.new_empty(N, C), x.new_empty(N, H), x.new_empty(N, H)
 
 
 # opaque to torch.compile: cuBLASLt is called through ctypes
 @for_compile("gelu_mlp_fwd", _fake_fwd, traceable=False)
-def gelu_mlp_fwd(x: torch.Tensor, w_fc: torch.Tensor, w_proj: torch.Tensor, approximate: str,
+def gelu_mlp_fwd(x: torch.Tensor, w_fc: torch.Tensor, w_proj: torch.Tensor,
                  ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(y, g, h) for x (N, C), w_fc (hidden, C), w_proj (C, hidden), all in one dtype."""
-    if approximate not in APPROXIMATIONS:
-        raise ValueError(f"gelu_mlp: approximate must be one of {APPROXIMATIONS}, got {approximate!r}")
     if x.dim() != 2 or w_fc.shape != (w_proj.shape[1], x.shape[1]) or w_proj.shape != (x.shape[1], w_fc.shape[0]):
         raise ValueError(f"gelu_mlp: shapes x {tuple(x.shape)}, w_fc {tuple(w_fc.shape)}, w_proj "
                          f"{tuple(w_proj.shape)} are not (N, C), (hidden, C), (C, hidden)")
     if not x.dtype == w_fc.dtype == w_proj.dtype:
         raise ValueError(f"gelu_mlp: x, w_fc, w_proj in {x.dtype}, {w_fc.dtype}, {w_proj.dtype}, not one dtype")
-    y, g, h = _fake_fwd(x, w_fc, w_proj, approximate)
-    if approximate == "tanh":
-        matmul(x, w_fc.T, g, epilogue="gelu", aux=h)
-    else:
-        g = gelu_fwd(matmul(x, w_fc.T, h), None, approximate)
+    y, g, h = _fake_fwd(x, w_fc, w_proj)
+    matmul(x, w_fc.T, g, epilogue="gelu", aux=h)
     return matmul(g, w_proj.T, y), g, h
 
 
-def _fake_bwd(dy, x, h, g, w_fc, w_proj, approximate, weight_dtype):
+def _fake_bwd(dy, x, h, g, w_fc, w_proj, weight_dtype):
     return torch.empty_like(x), w_fc.new_empty(w_fc.shape, dtype=weight_dtype), \
         w_proj.new_empty(w_proj.shape, dtype=weight_dtype)
 
 
 @for_compile("gelu_mlp_bwd", _fake_bwd, traceable=False)
 def gelu_mlp_bwd(dy: torch.Tensor, x: torch.Tensor, h: torch.Tensor, g: torch.Tensor, w_fc: torch.Tensor,
-                 w_proj: torch.Tensor, approximate: str, weight_dtype: torch.dtype,
-                 ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                 w_proj: torch.Tensor, weight_dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(dx, dW1, dW2) given y's gradient dy (N, C) and what the forward kept; the weight gradients summed in fp32
     and written in weight_dtype (the stored weights' dtype: no cast pass after the product)."""
     if dy.shape != x.shape or dy.dtype != x.dtype:
         raise ValueError(f"gelu_mlp_bwd: dy {tuple(dy.shape)} {dy.dtype} for x {tuple(x.shape)} {x.dtype}")
-    dx, dw_fc, dw_proj = _fake_bwd(dy, x, h, g, w_fc, w_proj, approximate, weight_dtype)
+    dx, dw_fc, dw_proj = _fake_bwd(dy, x, h, g, w_fc, w_proj, weight_dtype)
     matmul(dy.T, g, dw_proj)
-    if approximate == "tanh":
-        dh = matmul(dy, w_proj, torch.empty_like(h), epilogue="dgelu", aux=h)
-    else:
-        dh = gelu_bwd(matmul(dy, w_proj, torch.empty_like(h)), h, None, approximate)[0]
+    dh = matmul(dy, w_proj, torch.empty_like(h), epilogue="dgelu", aux=h)
     matmul(dh.T, x, dw_fc)
     return matmul(dh, w_fc, dx), dw_fc, dw_proj
 
@@ -88,33 +75,30 @@ def gelu_mlp_bwd(dy: torch.Tensor, x: torch.Tensor, h: torch.Tensor, g: torch.Te
 class GeluMLPFunction(torch.autograd.Function):
 
     @staticmethod
-    def forward(ctx, x, w_fc, w_proj, approximate):
+    def forward(ctx, x, w_fc, w_proj):
         if w_fc.dtype != w_proj.dtype:  # their gradients are written in that one dtype
             raise ValueError(f"gelu_mlp: w_fc in {w_fc.dtype}, w_proj in {w_proj.dtype}")
         # the weights as given (autocast's copies are not kept: cast again in the backward, as cast_for_matmul says)
-        y, g, h = gelu_mlp_fwd(x, w_fc.to(x.dtype), w_proj.to(x.dtype), approximate)
+        y, g, h = gelu_mlp_fwd(x, w_fc.to(x.dtype), w_proj.to(x.dtype))
         ctx.save_for_backward(x, h, g, w_fc, w_proj)
-        ctx.approximate = approximate
         return y
 
     @staticmethod
     def backward(ctx, dy):
         x, h, g, w_fc, w_proj = ctx.saved_tensors
         # both weight gradients made (a frozen weight in an MLP is rare), each returned only if asked for
-        dx, dw_fc, dw_proj = gelu_mlp_bwd(dy.to(x.dtype), x, h, g, w_fc.to(x.dtype), w_proj.to(x.dtype),
-                                          ctx.approximate, w_fc.dtype)
-        return dx, dw_fc if ctx.needs_input_grad[1] else None, dw_proj if ctx.needs_input_grad[2] else None, None
+        dx, dw_fc, dw_proj = gelu_mlp_bwd(dy.to(x.dtype), x, h, g, w_fc.to(x.dtype), w_proj.to(x.dtype), w_fc.dtype)
+        return dx, dw_fc if ctx.needs_input_grad[1] else None, dw_proj if ctx.needs_input_grad[2] else None
 
 
-def gelu_mlp(x, w_fc, w_proj, approximate="none", backend="auto"):
-    """F.linear(F.gelu(F.linear(x, w_fc), approximate=approximate), w_proj), under autocast as F.linear runs it: by
-    the measured products above (GELU in their epilogues where approximate is 'tanh') or PyTorch's ops, as `backend`
-    says (see kernels/backend.py)."""
+def gelu_mlp(x, w_fc, w_proj, backend="auto"):
+    """F.linear(F.gelu(F.linear(x, w_fc), approximate='tanh'), w_proj), under autocast as F.linear runs it: by the
+    epilogue-fused products above or PyTorch's ops, as `backend` says (see kernels/backend.py)."""
     if not use_triton("gelu_mlp", backend, x, w_fc, w_proj):
-        return gelu_mlp_ref(x, w_fc, w_proj, approximate)
+        return gelu_mlp_ref(x, w_fc, w_proj)
     if torch.is_autocast_enabled(x.device.type):
         x = x.to(torch.get_autocast_dtype(x.device.type))
     elif not x.dtype == w_fc.dtype == w_proj.dtype:  # as F.linear refuses them
         raise ValueError(f"gelu_mlp: x, w_fc, w_proj in {x.dtype}, {w_fc.dtype}, {w_proj.dtype} outside autocast")
     with torch.autocast(x.device.type, enabled=False):  # the products write into given outputs, in x's dtype
-        return GeluMLPFunction.apply(as_rows(x), w_fc, w_proj, approximate).view(*x.shape[:-1], w_proj.shape[0])
+        return GeluMLPFunction.apply(as_rows(x), w_fc, w_proj).view(*x.shape[:-1], w_proj.shape[0])

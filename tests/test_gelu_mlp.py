@@ -1,14 +1,11 @@
 """
-Tests of kernels.gelu_mlp: the MLP as one op of measured products, GELU's tanh form in their epilogues and the erf
-form by the GELU kernel between them; output and the gradients of x and both weights against PyTorch's MLP in the
-same dtype and a float64 reference (the three-way rule), in both forms, over dtypes and shapes (one row, odd, rows
-not 16-byte aligned, 3-D, GPT-2's real width on the GPU), under autocast with fp32 weights as the model stores them,
-torch.compile without a graph break, and the argument checks. On the GPU the products are cuBLASLt's, with the
-epilogues for tanh (test_matmul.py tests every algorithm it admits for them); on the CPU they are matmul_plan's
-fallback, PyTorch's, through the same autograd Function (and the erf form's GELU kernel).
+Tests of kernels.gelu_mlp: the MLP with GELU (tanh form) in its products' epilogues, output and the gradients of
+x and both weights against PyTorch's MLP in the same dtype and a float64 reference (the three-way rule), over
+dtypes and shapes (one row, odd, rows not 16-byte aligned, 3-D, GPT-2's real width on the GPU), under autocast
+with fp32 weights as the model stores them, torch.compile without a graph break, and the argument checks.
+On the GPU the products are cuBLASLt's with the epilogues (test_matmul.py tests every algorithm it admits for
+them); on the CPU they are matmul_plan's fallback, PyTorch's, through the same autograd Function.
 """
-import functools
-
 import pytest
 import torch
 
@@ -22,11 +19,6 @@ CUDA = torch.cuda.is_available()
 SHAPES = [((1, 64), 256), ((37, 40), 136), ((5, 41), 100), ((300, 136), 520), ((2, 5, 48), 200)] + (
     [((2048, 768), 3072)] if CUDA else [])
 NAMES = ("y", "dx", "dw_fc", "dw_proj")
-FORMS = pytest.mark.parametrize("approximate", ["none", "tanh"])
-
-
-def ref_of(approximate):
-    return functools.partial(kernels.gelu_mlp_ref, approximate=approximate)
 
 
 def make_inputs(shape, hidden, dtype, device, weight_dtype=None):
@@ -37,43 +29,40 @@ def make_inputs(shape, hidden, dtype, device, weight_dtype=None):
     return (x, w_fc, w_proj), torch.randn(*shape, device=device).to(dtype)
 
 
-def run(backend_name, args, dy, approximate):
-    return forward_backward(lambda *a: kernels.gelu_mlp(*a, approximate, backend=backend_name), args, [dy])
+def run(backend_name, args, dy):
+    return forward_backward(lambda *a: kernels.gelu_mlp(*a, backend=backend_name), args, [dy])
 
 
 @pytest.mark.parametrize("shape,hidden", SHAPES, ids=lambda s: "x".join(map(str, s)) if isinstance(s, tuple) else str(s))
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
-@FORMS
-def test_matches_reference(approximate, dtype, shape, hidden, device):
+def test_matches_reference(dtype, shape, hidden, device):
     args, dy = make_inputs(shape, hidden, dtype, device)
-    ref = forward_backward(ref_of(approximate), double(args), [dy.double()])
-    check_3way_all(NAMES, run("triton", args, dy, approximate), run("torch", args, dy, approximate), ref)
+    ref = forward_backward(kernels.gelu_mlp_ref, double(args), [dy.double()])
+    check_3way_all(NAMES, run("triton", args, dy), run("torch", args, dy), ref)
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=dtype_id)
-@FORMS
-def test_under_autocast_with_fp32_weights(approximate, dtype, device):
+def test_under_autocast_with_fp32_weights(dtype, device):
     """As the model runs it: x in autocast's dtype, the weights fp32 and their gradients fp32, against PyTorch's
     MLP under the same autocast (F.linear casting the weights)."""
     if device == "cpu" and dtype == torch.float16:
         pytest.skip("autocast on the CPU takes bf16 only")
     args, dy = make_inputs((24, 72), 264, dtype, device, weight_dtype=torch.float32)
     with torch.autocast(device, dtype=dtype):
-        results = run("triton", args, dy, approximate)
-        results_torch = run("torch", args, dy, approximate)
-    ref = forward_backward(ref_of(approximate), double(args), [dy.double()])
+        results = run("triton", args, dy)
+        results_torch = run("torch", args, dy)
+    ref = forward_backward(kernels.gelu_mlp_ref, double(args), [dy.double()])
     for (out, out_torch) in zip(results[0] + results[1], results_torch[0] + results_torch[1]):
         assert out.dtype == out_torch.dtype
     check_3way_all(NAMES, results, results_torch, ref)
 
 
-@FORMS
-def test_torch_compile_fullgraph(approximate, device):
+def test_torch_compile_fullgraph(device):
     torch._dynamo.reset()
     args, dy = make_inputs((16, 48), 192, torch.bfloat16 if CUDA else torch.float32, device)
 
     def f(x, w_fc, w_proj):
-        return kernels.gelu_mlp(x, w_fc, w_proj, approximate, backend="triton")
+        return kernels.gelu_mlp(x, w_fc, w_proj, backend="triton")
 
     compiled = torch.compile(f, fullgraph=True, backend="inductor" if CUDA else "aot_eager")
     eager, got = (forward_backward(fn, args, [dy]) for fn in (f, compiled))
@@ -86,25 +75,24 @@ def test_a_frozen_weight_gets_no_gradient(device):
     (x, w_fc, w_proj), dy = make_inputs((8, 32), 96, torch.float32, device)
     x.requires_grad_()
     w_proj.requires_grad_()  # w_fc frozen
-    GeluMLPFunction.apply(x, w_fc, w_proj, "none").backward(dy)
+    GeluMLPFunction.apply(x, w_fc, w_proj).backward(dy)
     assert w_fc.grad is None and x.grad is not None and w_proj.grad is not None
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=dtype_id)
-@FORMS
-def test_weight_gradients_come_in_the_weights_dtype(approximate, dtype, device):
+def test_weight_gradients_come_in_the_weights_dtype(dtype, device):
     """fp32 weights (the model compiled: no per-block cast) get fp32 gradients straight from the products' fp32
     sums, as accurate as PyTorch's (which rounds them to the products' dtype, then casts)."""
     if device == "cpu" and dtype == torch.float16:
         pytest.skip("autocast on the CPU takes bf16 only")
     args, dy = make_inputs((40, 48), 136, dtype, device, weight_dtype=torch.float32)
     x, w_fc, w_proj = args
-    y, g, h = gelu_mlp_fwd(x, w_fc.to(dtype), w_proj.to(dtype), approximate)
-    _, dw_fc, dw_proj = gelu_mlp_bwd(dy, x, h, g, w_fc.to(dtype), w_proj.to(dtype), approximate, torch.float32)
+    y, g, h = gelu_mlp_fwd(x, w_fc.to(dtype), w_proj.to(dtype))
+    _, dw_fc, dw_proj = gelu_mlp_bwd(dy, x, h, g, w_fc.to(dtype), w_proj.to(dtype), torch.float32)
     assert dw_fc.dtype == dw_proj.dtype == torch.float32
     with torch.autocast(device, dtype=dtype):
-        results_torch = forward_backward(ref_of(approximate), args, [dy])
-    ref = forward_backward(ref_of(approximate), double(args), [dy.double()])
+        results_torch = forward_backward(kernels.gelu_mlp_ref, args, [dy])
+    ref = forward_backward(kernels.gelu_mlp_ref, double(args), [dy.double()])
     for name, got, want, r in zip(NAMES[2:], (dw_fc, dw_proj), results_torch[1][1:], ref[1][1:]):
         assert_close_3way(name, got, want.float(), r)
 
@@ -112,29 +100,25 @@ def test_weight_gradients_come_in_the_weights_dtype(approximate, dtype, device):
 def test_shapes_and_dtypes_are_checked(device):
     (x, w_fc, w_proj), dy = make_inputs((8, 32), 96, torch.float32, device)
     with pytest.raises(ValueError, match="not \\(N, C\\)"):
-        GeluMLPFunction.apply(x, w_fc, w_proj[:, :95], "none")
+        GeluMLPFunction.apply(x, w_fc, w_proj[:, :95])
     with pytest.raises(ValueError, match="not one dtype"):
-        gelu_mlp_fwd(x, w_fc.double(), w_proj, "none")
+        gelu_mlp_fwd(x, w_fc.double(), w_proj)
     with pytest.raises(ValueError, match="w_fc in"):
-        GeluMLPFunction.apply(x, w_fc, w_proj.double(), "none")
-    with pytest.raises(ValueError, match="approximate must be one of"):
-        gelu_mlp_fwd(x, w_fc, w_proj, "erf")
-    y, g, h = gelu_mlp_fwd(x, w_fc, w_proj, "none")
+        GeluMLPFunction.apply(x, w_fc, w_proj.double())
+    y, g, h = gelu_mlp_fwd(x, w_fc, w_proj)
     with pytest.raises(ValueError, match="for x"):
-        gelu_mlp_bwd(dy[:4], x, h, g, w_fc, w_proj, "none", torch.float32)
+        gelu_mlp_bwd(dy[:4], x, h, g, w_fc, w_proj, torch.float32)
 
 
-@FORMS
-def test_custom_ops_pass_opcheck(approximate, device):
+def test_custom_ops_pass_opcheck(device):
     """The ops torch.compile sees (fake shapes and dtypes as the real ones, no aliasing, schema)."""
     (x, w_fc, w_proj), dy = make_inputs((16, 48), 136, torch.bfloat16, device)
-    y, g, h = gelu_mlp_fwd(x, w_fc, w_proj, approximate)
-    torch.library.opcheck(torch.ops.kernels.gelu_mlp_fwd.default, (x, w_fc, w_proj, approximate))
-    torch.library.opcheck(torch.ops.kernels.gelu_mlp_bwd.default,
-                          (dy, x, h, g, w_fc, w_proj, approximate, torch.float32))
+    y, g, h = gelu_mlp_fwd(x, w_fc, w_proj)
+    torch.library.opcheck(torch.ops.kernels.gelu_mlp_fwd.default, (x, w_fc, w_proj))
+    torch.library.opcheck(torch.ops.kernels.gelu_mlp_bwd.default, (dy, x, h, g, w_fc, w_proj, torch.float32))
 
 
 def test_outside_autocast_mixed_dtypes_are_refused(device):
     (x, w_fc, w_proj), _ = make_inputs((8, 32), 96, torch.bfloat16, device, weight_dtype=torch.float32)
     with pytest.raises(ValueError, match="outside autocast"):
-        kernels.gelu_mlp(x, w_fc, w_proj, "none", backend="triton")
+        kernels.gelu_mlp(x, w_fc, w_proj, backend="triton")

@@ -52,32 +52,28 @@ def equal_but_rounding(a, b, rounding):
     """a equals b bit for bit (rounding 0), or as a whole within `rounding` of b's size."""
     return torch.equal(a, b) if rounding == 0 else (a - b).norm().item() <= rounding * b.norm().item()
 
-# GPT-2's MLP by each path: erf with biases (PyTorch's products, the GELU kernel), erf and tanh without (kernels.gelu_mlp)
-ARCH_GELU_BIAS = [("gpt2", "none", True), ("gpt2", "none", False), ("gpt2", "tanh", False), ("llama", "none", True)]
-
-
-@pytest.mark.parametrize("arch, gelu, bias", ARCH_GELU_BIAS)
+@pytest.mark.parametrize("arch, gelu", [("gpt2", "none"), ("gpt2", "tanh"), ("llama", "none")])
 @pytest.mark.parametrize("setting", ["torch", "triton"])
 @pytest.mark.parametrize("recompute", ["activation", "mlp", "block"])
-def test_recompute_gives_the_same_loss_and_gradients(arch, gelu, bias, setting, recompute, device):
+def test_recompute_gives_the_same_loss_and_gradients(arch, gelu, setting, recompute, device):
     """recompute='activation' / 'mlp' / 'block' (the backward recomputes those activations) in fp32, with dropout
     (its draws replayed in the recomputation): the loss and every gradient equal the plain
     model's bit for bit, with PyTorch's ops and with the Triton kernels alike (but the Triton
     attention, which has no dropout), except 'activation' and 'mlp' with the Triton kernels (their
-    norms' or activation's backward kernels write the output again): within fp32 rounding there. GPT-2 without
-    biases and with the Triton kernels has its MLP as one op (kernels.gelu_mlp), but with 'activation': there
-    the two runs' MLPs are two paths, within fp32 rounding too."""
+    norms' or activation's backward kernels write the output again): within fp32 rounding there. GPT-2 with
+    GELU's tanh form (no biases) and the Triton kernels has its MLP in the matmuls' epilogues, but with
+    'activation': there the two runs' MLPs are two paths, within fp32 rounding too."""
     runs = {}
     for mode in ('none', recompute):
         torch.manual_seed(0)
-        model = GPT(tiny_config(arch, dropout=0.1, bias=bias, gelu_approximate=gelu), kernels=setting,
+        model = GPT(tiny_config(arch, dropout=0.1, bias=gelu == 'none', gelu_approximate=gelu), kernels=setting,
                     device_type=device, recompute=mode,
                     overrides={'attention': False}, scatter_embedding_grad=False).to(device)  # autograd's sum: no atomics on CUDA
         torch.manual_seed(1)
         _, loss = model(*batch(device))
         loss.backward()
         runs[mode] = loss, [p.grad for p in model.parameters()]
-    two_paths = recompute == 'activation' and setting == 'triton' and arch == 'gpt2' and not bias
+    two_paths = recompute == 'activation' and setting == 'triton' and gelu == 'tanh'
     rounding = torch.finfo(torch.float32).eps * 16
     assert equal_but_rounding(runs[recompute][0], runs['none'][0], rounding if two_paths else 0)
     # the Triton norm, GELU or SwiGLU backward that writes the output again is another compiled kernel:
@@ -300,24 +296,24 @@ def test_architectures_differ_as_specified():
     assert lnames['transformer.h.0.mlp.c_fc.weight'].shape[0] == 2 * 192  # SwiGLU gate and up, 8/3 x 64 rounded to 64
     assert type(llama.transformer.ln_f).__name__ == 'RMSNorm'
 
-@pytest.mark.parametrize("bias, gelu, recompute, one_op", [
+@pytest.mark.parametrize("bias, gelu, recompute, epilogues", [
     (False, 'tanh', 'none', True), (False, 'tanh', 'mlp', True), (False, 'tanh', 'block', True),
-    (False, 'none', 'none', True),  # the erf form: the GELU kernel between the measured products
     (False, 'tanh', 'activation', False),  # LinearOfActivation: GELU's output not kept, made again by its kernel
-    (True, 'tanh', 'none', False), (True, 'none', 'none', False)])  # cuBLASLt's epilogues: no bias here
-def test_the_mlp_is_one_op_where_it_has_no_bias(bias, gelu, recompute, one_op, device, monkeypatch):
+    (True, 'tanh', 'none', False), (False, 'none', 'none', False)])  # cuBLASLt: no bias here, no erf form
+def test_gelu_goes_into_the_matmuls_epilogues_only_where_they_have_it(bias, gelu, recompute, epilogues, device,
+                                                                     monkeypatch):
     model = GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='triton', device_type=device,
                 recompute=recompute).to(device)
-    assert all(block.mlp.one_op == one_op for block in model.transformer.h)
+    assert all(block.mlp.epilogues == epilogues for block in model.transformer.h)
     calls = []
-    monkeypatch.setattr(kernels, 'gelu_mlp', lambda *a, **k: calls.append(a[3]) or kernels.gelu_mlp_ref(*a[:4]))
+    monkeypatch.setattr(kernels, 'gelu_mlp', lambda *a, **k: calls.append(1) or kernels.gelu_mlp_ref(*a[:3]))
     x, y = batch(device)
     model(x, y)
-    assert calls == ([gelu] * 2 if one_op else [])  # two blocks, each with the model's form
+    assert len(calls) == (2 if epilogues else 0)  # two blocks
     model.eval()  # sampling: each new length would be a new product for matmul_plan to measure
     model(x[:, :5])
-    assert len(calls) == (2 if one_op else 0)
-    assert not GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='torch').transformer.h[0].mlp.one_op
+    assert len(calls) == (2 if epilogues else 0)
+    assert not GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='torch').transformer.h[0].mlp.epilogues
     with pytest.raises(ValueError, match="gelu_approximate must be one of"):
         tiny_config('gpt2', gelu_approximate='erf')
 
@@ -462,12 +458,12 @@ def test_per_op_overrides_win_over_the_setting(monkeypatch):
     with pytest.raises(ValueError, match="unknown kernel overrides"):
         pick_kernels('auto', 'gpt2', 'cuda', overrides=dict(norm=True))
 
-@pytest.mark.parametrize("arch, gelu, bias", ARCH_GELU_BIAS)
+@pytest.mark.parametrize("arch, gelu", [("gpt2", "none"), ("gpt2", "tanh"), ("llama", "none")])
 @pytest.mark.parametrize("autocast_residual", [False, True])
-def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, bias, autocast_residual, device):
+def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, autocast_residual, device):
     """Two training steps under bf16 autocast (forward, backward, AdamW) with every op
     swapped and with none, the residual stream in fp32 or (autocast_residual) in bf16.
-    GPT-2 without biases has its MLP as one op (kernels.gelu_mlp), with biases PyTorch's products around the GELU kernel.
+    GPT-2 with GELU's tanh form has no biases: its MLP then takes kernels.gelu_mlp.
     Three-way, as in the kernel tests: against the same steps in fp32 with PyTorch's ops,
     the Triton run's losses and first gradients are at most twice as far off as the
     PyTorch bf16 run's, plus one bf16 unit of their size. (Weights after an AdamW step
@@ -475,9 +471,9 @@ def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, bias, autocast_
     rounding flips where a gradient is near zero.)"""
     def run(setting, autocast):
         torch.manual_seed(0)
-        model = GPT(tiny_config(arch, bias=bias, gelu_approximate=gelu), kernels=setting, device_type=device,
+        model = GPT(tiny_config(arch, bias=gelu == 'none', gelu_approximate=gelu), kernels=setting, device_type=device,
                     autocast_residual=autocast_residual).to(device)
-        assert model.transformer.h[0].mlp.one_op == (setting == 'triton' and arch == 'gpt2' and not bias)
+        assert model.transformer.h[0].mlp.epilogues == (setting == 'triton' and gelu == 'tanh')
         stream = []  # the residual stream's dtype as the second block receives it
         model.transformer.h[1].register_forward_pre_hook(lambda module, args: stream.append(args[0].dtype))
         optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), device)
