@@ -244,12 +244,16 @@ if steps:
         if cuda:
             torch.cuda.reset_peak_memory_stats()
         ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
-        runs[variant] = dict(ms=ms, tokens_per_s=tokens / ms * 1e3, mfu=model.estimate_mfu(tokens, ms / 1e3, peak_flops),
+        final_loss = losses[-1].item()  # after the same steps in every variant
+        # the same number of steps again, not waited for one by one: a step that its host launches late (the baselines'
+        # hundreds of launches) shows less of its host time here (docs/perf-notes.md, twenty-fifth session)
+        ms_back_to_back = time_ms(train_step, timed_steps, warmup=0, wait_each=False)
+        runs[variant] = dict(ms=ms, ms_back_to_back=ms_back_to_back, tokens_per_s=tokens / ms * 1e3,
+                             mfu=model.estimate_mfu(tokens, ms / 1e3, peak_flops),
                              peak_mem_mib=torch.cuda.max_memory_allocated() / 2 ** 20 if cuda else None,
-                             resident_before_mib=resident,
-                             first_loss=losses[0].item(), final_loss=losses[-1].item(),
+                             resident_before_mib=resident, first_loss=losses[0].item(), final_loss=final_loss,
                              kernels=model.kernels, kernel_timings=model.kernel_timings)
-        print(f"  {ms:.2f} ms/iter, loss {runs[variant]['final_loss']:.4f}", flush=True)
+        print(f"  {ms:.2f} ms/iter ({ms_back_to_back:.2f} back to back), loss {final_loss:.4f}", flush=True)
         del model, step_model, train_step, losses
     eager, compiled = runs.get('baseline eager'), runs.get('baseline compiled')
     reference = next(v for v in ('baseline eager', 'baseline compiled', chosen[0]) if v in runs)  # what the losses are compared with
@@ -257,6 +261,7 @@ if steps:
     for r in runs.values():
         r['vs_baseline_eager'] = eager and eager['ms'] / r['ms']
         r['vs_baseline_compiled'] = compiled and compiled['ms'] / r['ms']
+        r['vs_baseline_compiled_back_to_back'] = compiled and compiled['ms_back_to_back'] / r['ms_back_to_back']
         r['memory_vs_baseline_compiled'] = compiled and r['peak_mem_mib'] / compiled['peak_mem_mib']
         r['loss_diff'] = r['final_loss'] - runs[reference]['final_loss']
     worst = max(abs(r['loss_diff']) for r in runs.values())
@@ -270,13 +275,16 @@ if steps:
           + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config} (every variant)" if workspace_config else
              ", the graphed variants recorded with cuBLAS without its workspace" if any(v.endswith('graphed') for v in runs)
              else '') + f"; median of {timed_steps} steps after "
-          f"{warmup_steps} warm-up; " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '') + f"loss after the {warmup_steps + timed_steps} steps",
-          ['variant', 'ms/iter', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}', 'vs baseline eager',
-           'vs baseline compiled', 'memory vs compiled'],
-          [[v, f"{r['ms']:.2f}", f"{r['tokens_per_s']:,.0f}", n_a(r['mfu'] and 100 * r['mfu'], "{:.1f}%"),
-            n_a(r['peak_mem_mib'], "{:,.0f}"), f"{r['final_loss']:.4f}", f"{r['loss_diff']:+.4f}",
-            n_a(r['vs_baseline_eager'], "{:.2f}x"), n_a(r['vs_baseline_compiled'], "{:.2f}x"),
-            n_a(r['memory_vs_baseline_compiled'], "{:.2f}x")] for v, r in runs.items()])
+          f"{warmup_steps} warm-up, each step waited for (as nanoGPT's bench), then {timed_steps} more back to back (as a "
+          f"training loop between its logs); " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '')
+          + f"loss after the {warmup_steps + timed_steps} steps",
+          ['variant', 'ms/iter', 'back to back', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}',
+           'vs baseline eager', 'vs baseline compiled', 'vs compiled, back to back', 'memory vs compiled'],
+          [[v, f"{r['ms']:.2f}", f"{r['ms_back_to_back']:.2f}", f"{r['tokens_per_s']:,.0f}",
+            n_a(r['mfu'] and 100 * r['mfu'], "{:.1f}%"), n_a(r['peak_mem_mib'], "{:,.0f}"), f"{r['final_loss']:.4f}",
+            f"{r['loss_diff']:+.4f}", n_a(r['vs_baseline_eager'], "{:.2f}x"), n_a(r['vs_baseline_compiled'], "{:.2f}x"),
+            n_a(r['vs_baseline_compiled_back_to_back'], "{:.2f}x"), n_a(r['memory_vs_baseline_compiled'], "{:.2f}x")]
+           for v, r in runs.items()])
     for v, r in runs.items():
         if r['kernel_timings'] is not None:
             print(f"{v}: Triton for " + (', '.join(op for op, impl in r['kernels'].items() if impl == 'triton') or 'no op'))

@@ -97,14 +97,27 @@ def _run(f, inputs, backward=True):
     return [o.detach() for o in outs] + list(grads)
 
 
-def time_ms(fn, reps, warmup=3):
+def time_ms(fn, reps, warmup=3, wait_each=True):
     """Median milliseconds of fn() after warm-up calls; CUDA events where there is a GPU
-    (bench.py times with it too)."""
+    (bench.py times with it too). wait_each: the host waits for each call to end before it
+    launches the next, as nanoGPT's bench waits on loss.item() every step, so a call's time
+    includes the GPU idling while the host launches it. Otherwise the calls run back to back
+    with an event between each two and one wait at the end, as a training loop runs between
+    its logs: a call launched while the GPU is still busy with the one before costs its GPU
+    time only (the CPU times each call either way)."""
     cuda = torch.cuda.is_available()
     for _ in range(warmup):
         fn()
     if cuda:
         torch.cuda.synchronize()
+    if cuda and not wait_each:
+        events = [torch.cuda.Event(enable_timing=True) for _ in range(reps + 1)]
+        events[0].record()
+        for end in events[1:]:
+            fn()
+            end.record()
+        events[-1].synchronize()
+        return statistics.median(start.elapsed_time(end) for start, end in zip(events, events[1:]))
     times = []
     for _ in range(reps):
         if cuda:

@@ -39,7 +39,8 @@ def test_end_to_end_table_and_json(tmp_path):
     assert list(runs) == ['baseline eager', 'kernels eager']  # no compile on the CPU
     tokens = 4 * 64
     for name, v in runs.items():
-        assert v['ms'] > 0 and v['tokens_per_s'] == pytest.approx(tokens / v['ms'] * 1e3)
+        assert v['ms'] > 0 and v['ms_back_to_back'] > 0 and v['tokens_per_s'] == pytest.approx(tokens / v['ms'] * 1e3)
+        assert v['vs_baseline_compiled_back_to_back'] is None  # no compiled baseline on the CPU
         assert v['mfu'] is None and v['peak_mem_mib'] is None  # a CPU has neither a known peak nor CUDA memory
         assert math.isfinite(v['final_loss']) and 0 < v['final_loss'] < math.log(512) + 1
         assert v['vs_baseline_eager'] == pytest.approx(runs['baseline eager']['ms'] / v['ms'])

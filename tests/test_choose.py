@@ -73,6 +73,20 @@ def test_real_measurement_agrees_and_times_both(op, dtype, device):
     assert peaks == (None, None) if device == 'cpu' else min(peaks) > 0
 
 
+def test_time_ms_back_to_back_hides_the_host_time_the_gpu_is_busy_through(device):
+    """A call whose host work (2 ms asleep) comes before 8 ms of GPU work: waited for one by one, each call's time
+    holds both; back to back, the host prepares the next call while the GPU works, so only the GPU's time shows."""
+    import time
+    if device != 'cuda':
+        pytest.skip("CUDA events: the CPU times each call by the wall clock either way")
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record(); torch.cuda._sleep(10**7); end.record(); end.synchronize()
+    cycles = int(10**7 * 8 / start.elapsed_time(end))  # GPU busy-wait cycles for 8 ms
+    call = lambda: (time.sleep(0.002), torch.cuda._sleep(cycles))
+    waited, back_to_back = (choose.time_ms(call, 10, warmup=1, wait_each=w) for w in (True, False))
+    assert waited > 9.5 and 7 < back_to_back < 9, (waited, back_to_back)
+
+
 def test_peak_mib_counts_what_one_call_holds_at_once_beyond_what_was_there(device):
     if device == 'cuda':
         torch.cuda.empty_cache()  # a larger cached block would be handed out whole, and counted so
