@@ -245,13 +245,14 @@ if steps:
             torch.cuda.reset_peak_memory_stats()
         ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
         final_loss = losses[-1].item()  # after the same steps in every variant
+        peak_mem_mib = torch.cuda.max_memory_allocated() / 2 ** 20 if cuda else None
         # the same number of steps again, not waited for one by one: a step that its host launches late (the baselines'
         # hundreds of launches) shows less of its host time here (docs/perf-notes.md, twenty-fifth session)
         ms_back_to_back = time_ms(train_step, timed_steps, warmup=0, wait_each=False)
         runs[variant] = dict(ms=ms, ms_back_to_back=ms_back_to_back, tokens_per_s=tokens / ms * 1e3,
                              mfu=model.estimate_mfu(tokens, ms / 1e3, peak_flops),
-                             peak_mem_mib=torch.cuda.max_memory_allocated() / 2 ** 20 if cuda else None,
-                             resident_before_mib=resident, first_loss=losses[0].item(), final_loss=final_loss,
+                             peak_mem_mib=peak_mem_mib, resident_before_mib=resident, first_loss=losses[0].item(),
+                             final_loss=final_loss,
                              kernels=model.kernels, kernel_timings=model.kernel_timings)
         print(f"  {ms:.2f} ms/iter ({ms_back_to_back:.2f} back to back), loss {final_loss:.4f}", flush=True)
         del model, step_model, train_step, losses
@@ -276,7 +277,8 @@ if steps:
              ", the graphed variants recorded with cuBLAS without its workspace" if any(v.endswith('graphed') for v in runs)
              else '') + f"; median of {timed_steps} steps after "
           f"{warmup_steps} warm-up, each step waited for (as nanoGPT's bench), then {timed_steps} more back to back (as a "
-          f"training loop between its logs); " + (f"MFU of {gpu_name}'s peak bf16 FLOP/s; " if peak_flops else '')
+          f"training loop between its logs); tokens/s and MFU from ms/iter"
+          + (f", MFU of {gpu_name}'s peak bf16 FLOP/s" if peak_flops else '') + "; "
           + f"loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'back to back', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}',
            'vs baseline eager', 'vs baseline compiled', 'vs compiled, back to back', 'memory vs compiled'],
