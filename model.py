@@ -26,7 +26,7 @@ from torch.utils.checkpoint import checkpoint, create_selective_checkpoint_conte
 
 import kernels
 import kernels.choose
-from kernels.gelu import APPROXIMATIONS as GELU_FORMS
+from kernels.gelu import APPROXIMATIONS as GELU_FORMS, gelu_fwd
 from kernels.rotary import rotary_tables
 from kernels.linear_cross_entropy import chunk_bytes_for
 
@@ -123,7 +123,7 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
                                     config.vocab_size, mlp_hidden(config), config.bias, dtype, device,
                                     loss_chunk_bytes(recompute, config.vocab_size, model_args.get('loss_chunk_mib')),
-                                    config.gelu_approximate, gelu_in_epilogues(config, recompute))
+                                    config.gelu_approximate, gelu_in_epilogues(config) and recompute != 'activation')
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
     # an eager step's time is its host's, which the eager step check weighs whole: memory decides only for GPU time
@@ -276,10 +276,13 @@ class LinearOfNorm(torch.autograd.Function):
     after y's gradient is made and before the weight gradient's product reads it: one more write
     of the stream's width per norm in the backward, for its bytes off the peak (recompute=
     'activation'; 'mlp' for the first norm). Returns the product, and h where there is an update.
-    The products are autograd's for F.linear; Triton norms only (Norm.linear)."""
+    The products are autograd's for F.linear; Triton norms only (Norm.linear). With gelu (GELU's tanh
+    form, no bias): the product's epilogue also writes its GELU (kernels.gelu_linear_fwd), returned
+    after the product and taking no gradient: LinearOfActivation consumes both and hands back the
+    product's gradient."""
 
     @staticmethod
-    def forward(ctx, is_rms, eps, out_dtype, weight, bias, x, update, norm_weight, norm_bias):
+    def forward(ctx, is_rms, eps, out_dtype, gelu, weight, bias, x, update, norm_weight, norm_bias):
         # as the norm modules call it: the update normalised with x as the residual
         y, h, stats = kernels.norm.norm_fwd(x if update is None else update, None if update is None else x,
                                             norm_weight, norm_bias, eps, is_rms, out_dtype)
@@ -287,11 +290,17 @@ class LinearOfNorm(torch.autograd.Function):
         ctx.save_for_backward(weight, h, norm_weight, norm_bias, stats)
         ctx.is_rms, ctx.out_dtype, ctx.has_update = is_rms, out_dtype, update is not None
         ctx.bias_dtype = None if bias is None else bias.dtype
+        if gelu:
+            out, g = (t.view(*y.shape[:-1], -1) for t in kernels.gelu_linear_fwd(y.reshape(-1, y.shape[-1]), cast_for_matmul(weight, y)))
+            ctx.mark_non_differentiable(g)
+            ctx.set_materialize_grads(False)  # no zeros made for g's gradient (compiled, they are never used)
+            return (out, g, h) if update is not None else (out, g)
         out = F.linear(y, cast_for_matmul(weight, y), bias)
         return (out, h) if update is not None else out
 
     @staticmethod
-    def backward(ctx, dy, dh_out=None):
+    def backward(ctx, dy, *more):  # more: g's gradient (none) with gelu, then h's where there is an update
+        dh_out = more[-1] if ctx.has_update else None
         weight, h, norm_weight, norm_bias, stats = ctx.saved_tensors
         # outside autocast, as autograd runs F.linear's backward (LinearOfActivation says why)
         with torch.autocast(dy.device.type, enabled=False):
@@ -299,22 +308,27 @@ class LinearOfNorm(torch.autograd.Function):
             dnormed = dy2.mm(weight.to(dy.dtype)).view(h.shape).to(ctx.out_dtype)  # (B, T, C), y's gradient
             dh, dwdb, y = kernels.norm.norm_bwd_with_y(dnormed, dh_out, h, norm_weight, norm_bias, stats,
                                                        ctx.is_rms, ctx.out_dtype)
-            dw, dbias = linear_weight_grads(ctx, dy2, y.view(dy2.shape[0], -1).to(dy.dtype), weight, ctx.bias_dtype, 3)
+            dw, dbias = linear_weight_grads(ctx, dy2, y.view(dy2.shape[0], -1).to(dy.dtype), weight, ctx.bias_dtype, 4)
         dnw, dnb = kernels.norm.weight_grads(dwdb, norm_weight.dtype, None if norm_bias is None else norm_bias.dtype)
-        return None, None, None, dw, dbias, dh, dh if ctx.has_update else None, dnw, dnb
+        return None, None, None, None, dw, dbias, dh, dh if ctx.has_update else None, dnw, dnb
 
 class Norm(nn.Module):
     """What LayerNorm and RMSNorm share: the norm with the residual add fused, then a Linear."""
 
-    def linear(self, x, update, weight, bias, keep_output=True):
+    def linear(self, x, update, weight, bias, keep_output=True, gelu=False):
         """(F.linear(y, weight, bias), the stream) for (y, stream) = self(x, update). keep_output=False
         keeps the norm's input and not y for the backward, whose norm kernel writes y again
-        (LinearOfNorm); PyTorch's norm keeps y either way (GPT says so once)."""
+        (LinearOfNorm); PyTorch's norm keeps y either way (GPT says so once). gelu (with keep_output=False,
+        no bias): the product is the pair (product, its GELU by the product's epilogue), or (product, None)
+        where the norm is PyTorch's."""
         if keep_output or not kernels.norm.takes_triton(self.op, self.backend, x, update, self.weight, self.bias):
             y, x = self(x, update)
-            return F.linear(y, weight, bias), x
+            out = F.linear(y, weight, bias)
+            return ((out, None) if gelu else out), x
         out_dtype = kernels.norm.output_dtype(self.op, x, update, matmul_dtype(x))  # as self(x, update) has it
-        out = LinearOfNorm.apply(self.is_rms, self.eps, out_dtype, weight, bias, x, update, self.weight, self.bias)
+        out = LinearOfNorm.apply(self.is_rms, self.eps, out_dtype, gelu, weight, bias, x, update, self.weight, self.bias)
+        if gelu:
+            return (out[:2], out[2]) if update is not None else (out, x)
         return out if update is not None else (out, x)
 
 class LayerNorm(Norm):
@@ -401,13 +415,19 @@ class LinearOfActivation(torch.autograd.Function):
     output: F.linear would keep that output, as wide as the hidden layer, for its weight
     gradient. The activation's backward writes it again in its own pass (kernels.gelu_backward,
     kernels.swiglu_backward): one more write of the hidden layer per MLP in the backward, for
-    its bytes off the peak (recompute='activation'). The products are autograd's for F.linear."""
+    its bytes off the peak (recompute='activation'). The products are autograd's for F.linear. With
+    epilogues (GPT-2's MLP with GELU's tanh form, no bias, kernels.gelu_mlp's conditions): the activation's
+    output comes given as made by c_fc's product (hidden, LinearOfNorm), or is made here; in the backward,
+    GELU's derivative goes into the epilogue of the input gradient's product (kernels.dgelu_matmul) and
+    the GELU kernel makes the output again for the weight gradient."""
 
     @staticmethod
-    def forward(ctx, swiglu, approximate, backend, weight, bias, a, b):
-        hidden = activation(swiglu, approximate, backend, a, b)
+    def forward(ctx, swiglu, approximate, backend, epilogues, weight, bias, a, b, hidden=None):
+        if hidden is None:
+            hidden = activation(swiglu, approximate, backend, a, b)
         ctx.save_for_backward(weight, a, b)  # not the bias: only its dtype is needed
         ctx.swiglu, ctx.approximate, ctx.backend, ctx.hidden_dtype = swiglu, approximate, backend, hidden.dtype
+        ctx.epilogues = epilogues
         ctx.bias_dtype = None if bias is None else bias.dtype
         return F.linear(hidden, cast_for_matmul(weight, hidden), bias)
 
@@ -418,20 +438,26 @@ class LinearOfActivation(torch.autograd.Function):
         # the forward's autocast, which would sum the bias gradient in fp32, not in dy's dtype
         with torch.autocast(dy.device.type, enabled=False):
             dy2 = dy.reshape(-1, dy.shape[-1])  # (B * T, C), in the dtype the forward's product ran in
-            d_hidden = dy2.mm(weight.to(dy.dtype)).view(*a.shape[:-1], -1).to(ctx.hidden_dtype)  # (B, T, hidden)
-            backward = kernels.swiglu_backward if ctx.swiglu else functools.partial(kernels.gelu_backward,
-                                                                                   approximate=ctx.approximate)
-            da, db, hidden = backward(d_hidden, a, b, backend=ctx.backend)
+            if ctx.epilogues:
+                a2 = a.reshape(dy2.shape[0], -1)  # (B * T, hidden), in dy's dtype as c_fc's product wrote it
+                da, db = kernels.dgelu_matmul(dy2, weight.to(dy.dtype), a2).view(a.shape), None
+                hidden = gelu_fwd(a2, None, 'tanh')
+            else:
+                d_hidden = dy2.mm(weight.to(dy.dtype)).view(*a.shape[:-1], -1).to(ctx.hidden_dtype)  # (B, T, hidden)
+                backward = kernels.swiglu_backward if ctx.swiglu else functools.partial(kernels.gelu_backward,
+                                                                                       approximate=ctx.approximate)
+                da, db, hidden = backward(d_hidden, a, b, backend=ctx.backend)
             hidden = hidden.reshape(dy2.shape[0], -1).to(dy.dtype)  # (B * T, hidden)
-            dw, dbias = linear_weight_grads(ctx, dy2, hidden, weight, ctx.bias_dtype, 3)
-        return None, None, None, dw, dbias, da, db
+            dw, dbias = linear_weight_grads(ctx, dy2, hidden, weight, ctx.bias_dtype, 4)
+        return None, None, None, None, dw, dbias, da, db, None
 
-def gelu_in_epilogues(config, recompute):
-    """Whether the MLP, where its GELU is Triton's, takes kernels.gelu_mlp: GELU in the epilogues of
-    the matmuls around it, no GELU pass of its own (-1 ms in GPT-2's graphed step on the H100,
-    docs/perf-notes.md). cuBLASLt has GELU's tanh form only, and no bias here; recompute=
-    'activation' keeps its own path (LinearOfActivation), which does not keep GELU's output."""
-    return config.arch == 'gpt2' and config.gelu_approximate == 'tanh' and not config.bias and recompute != 'activation'
+def gelu_in_epilogues(config):
+    """Whether the MLP, where its GELU is Triton's, computes GELU in the epilogues of the matmuls
+    around it, with no GELU pass of its own in the forward (-1 ms in GPT-2's graphed step on the
+    H100, docs/perf-notes.md): as kernels.gelu_mlp, or with recompute='activation' through
+    LinearOfNorm and LinearOfActivation, which do not keep GELU's output. cuBLASLt has GELU's tanh
+    form only, and no bias here."""
+    return config.arch == 'gpt2' and config.gelu_approximate == 'tanh' and not config.bias
 
 class MLP(nn.Module):
     """gpt2: GELU(x W1) W2 with a 4x hidden layer. llama: (silu(x Wg) * x Wu) W2 with a
@@ -442,7 +468,8 @@ class MLP(nn.Module):
         self.swiglu = config.arch == 'llama'
         self.backend = impl['swiglu' if self.swiglu else 'gelu']
         self.approximate = config.gelu_approximate
-        self.epilogues = self.backend == 'triton' and gelu_in_epilogues(config, recompute)
+        self.epilogues = self.backend == 'triton' and gelu_in_epilogues(config)
+        self.one_op = self.epilogues and recompute != 'activation'  # kernels.gelu_mlp
         # the Triton GELU takes c_fc's bias (its backward then sums the bias gradient too);
         # PyTorch keeps it in the matmul, as nanoGPT does
         self.bias_in_gelu = not self.swiglu and self.backend == 'triton'
@@ -460,13 +487,14 @@ class MLP(nn.Module):
         """The MLP from its input x, as recompute='mlp' runs it again; w_fc, w_proj: c_fc's and c_proj's
         weights as Block.matrices hands them. The Linears hold the parameters only: their forward is not
         called (nor their hooks)."""
-        if self.epilogues and self.training:  # (sampling: each new length would be a new product to measure)
+        if self.one_op and self.training:  # (sampling: each new length would be a new product to measure)
             return self.dropout(kernels.gelu_mlp(x, w_fc, w_proj, backend='triton'))
         return self.after_fc(F.linear(x, w_fc, self.fc_bias), w_proj)
 
-    def after_fc(self, fc, w_proj, keep_activation=True):
+    def after_fc(self, fc, w_proj, keep_activation=True, hidden=None):
         """The MLP from c_fc's product fc on (the block makes it: Norm.linear). keep_activation=False:
-        the backward makes the activation's output again (LinearOfActivation)."""
+        the backward makes the activation's output again (LinearOfActivation); hidden: that output
+        where c_fc's product made it in its epilogue."""
         if self.swiglu:
             a, b = fc.chunk(2, dim=-1)  # gate, up: read in place by the kernel
         else:
@@ -474,8 +502,8 @@ class MLP(nn.Module):
         if keep_activation:
             return self.dropout(F.linear(activation(self.swiglu, self.approximate, self.backend, a, b), w_proj,
                                          self.c_proj.bias))
-        return self.dropout(LinearOfActivation.apply(self.swiglu, self.approximate, self.backend, w_proj,
-                                                     self.c_proj.bias, a, b))
+        return self.dropout(LinearOfActivation.apply(self.swiglu, self.approximate, self.backend, self.epilogues,
+                                                     w_proj, self.c_proj.bias, a, b, hidden))
 
 # what the backward recomputes rather than keeps from the forward: nothing; each norm's output
 # (Triton's norm: LinearOfNorm) and each MLP's activation output (LinearOfActivation), each from
@@ -528,13 +556,15 @@ class Block(nn.Module):
         keep = recompute == 'none'  # else the norms' and the activation's outputs are made again in the backward
         qkv, x = self.ln_1.linear(x, update, w_attn, self.attn.c_attn.bias, keep_output=keep)
         update = self.attn(qkv, w_attn_proj, rope)
-        if recompute == 'mlp' or (self.mlp.epilogues and self.training):  # the MLP from its input, the second norm's output
+        if recompute == 'mlp' or (self.mlp.one_op and self.training):  # the MLP from its input, the second norm's output
             h, x = self.ln_2(x, update)
             if recompute == 'mlp':  # which it keeps
                 return x, recomputed(self.mlp, h, w_fc, w_mlp_proj, dropout=self.dropout, every_op=True)
             return x, self.mlp(h, w_fc, w_mlp_proj)
-        fc, x = self.ln_2.linear(x, update, w_fc, self.mlp.fc_bias, keep_output=keep)
-        return x, self.mlp.after_fc(fc, w_mlp_proj, keep_activation=keep)
+        gelu = self.mlp.epilogues and not keep  # 'activation': GELU in c_fc's epilogue, its output not kept
+        fc, x = self.ln_2.linear(x, update, w_fc, self.mlp.fc_bias, keep_output=keep, gelu=gelu)
+        fc, hidden = fc if gelu else (fc, None)
+        return x, self.mlp.after_fc(fc, w_mlp_proj, keep_activation=keep, hidden=hidden)
 
     def matrices(self, x, recompute):
         """The block's four weight matrices for its matmuls: with cast_per_block, in an eager

@@ -10,7 +10,7 @@ from kernels.norm import layer_norm, layer_norm_ref, rms_norm, rms_norm_ref
 from kernels.rotary import rotary, rotary_ref, rotary_qkv, rotary_qkv_ref
 from kernels.swiglu import swiglu, swiglu_ref, swiglu_backward, swiglu_backward_ref
 from kernels.gelu import gelu, gelu_ref, gelu_backward, gelu_backward_ref
-from kernels.gelu_mlp import gelu_mlp, gelu_mlp_ref
+from kernels.gelu_mlp import gelu_mlp, gelu_mlp_ref, gelu_linear_fwd, dgelu_matmul
 from kernels.attention import flash_attention, flash_attention_qkv, flash_attention_ref
 from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref, unfused_cross_entropy
 from kernels.newton_schulz import newton_schulz, newton_schulz_ref

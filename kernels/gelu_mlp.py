@@ -13,7 +13,9 @@ the H100 at GPT-2's shapes (12 x 1024 tokens, 768 -> 3072, bf16), against cuBLAS
 per layer: forward 147.5 -> 102.4 us, backward 175.6 -> 120.5 us (docs/perf-notes.md, twenty-fourth session).
 Every product is matmul_plan's (kernels/matmul.py: the fastest of cuBLASLt's algorithms, measured once per
 problem); the weight gradients are summed in fp32 and written in the weights' dtype. Kept for the backward, as
-PyTorch's MLP keeps them: x, h, g.
+PyTorch's MLP keeps them: x, h, g. The two epilogue products are ops of their own too (gelu_linear_fwd, dgelu_matmul),
+for the model's MLP under recompute='activation', which keeps h and not g and makes g again in the backward
+(model.py: LinearOfNorm, LinearOfActivation).
 
 Constraints: cuBLASLt's GELU is the tanh form only, so this is the MLP of a model that uses it (GPT-2's own
 activation; nanoGPT's is the exact erf form). No biases. x (..., C); W1 (hidden, C) and W2 (C, hidden), cast to x's
@@ -33,6 +35,27 @@ def gelu_mlp_ref(x, w_fc, w_proj):
     return F.linear(F.gelu(F.linear(x, w_fc), approximate="tanh"), w_proj)
 
 
+def _fake_gelu_linear(x, w):
+    return x.new_empty(x.shape[0], w.shape[0]), x.new_empty(x.shape[0], w.shape[0])
+
+
+# opaque to torch.compile: cuBLASLt is called through ctypes
+@for_compile("gelu_linear_fwd", _fake_gelu_linear, traceable=False)
+def gelu_linear_fwd(x: torch.Tensor, w: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    """(h, g): h = x w^T and g = gelu(h), GELU's tanh form, by one product with GELU in its epilogue; x (N, C) and
+    w (hidden, C) in one dtype."""
+    h, g = _fake_gelu_linear(x, w)
+    matmul(x, w.T, g, epilogue="gelu", aux=h)
+    return h, g
+
+
+@for_compile("dgelu_matmul", lambda dy, w, h: torch.empty_like(h), traceable=False)
+def dgelu_matmul(dy: torch.Tensor, w: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    """(dy w) * gelu'(h), GELU's tanh form, by one product with GELU's derivative in its epilogue: the gradient of h
+    for g = gelu(h) followed by g w^T, given the latter's output gradient dy (N, C); w (C, hidden), h (N, hidden)."""
+    return matmul(dy, w, torch.empty_like(h), epilogue="dgelu", aux=h)
+
+
 def _fake_fwd(x, w_fc, w_proj):
     N, C, H = *x.shape, w_fc.shape[0]
     return x.new_empty(N, C), x.new_empty(N, H), x.new_empty(N, H)
@@ -48,9 +71,8 @@ def gelu_mlp_fwd(x: torch.Tensor, w_fc: torch.Tensor, w_proj: torch.Tensor,
                          f"{tuple(w_proj.shape)} are not (N, C), (hidden, C), (C, hidden)")
     if not x.dtype == w_fc.dtype == w_proj.dtype:
         raise ValueError(f"gelu_mlp: x, w_fc, w_proj in {x.dtype}, {w_fc.dtype}, {w_proj.dtype}, not one dtype")
-    y, g, h = _fake_fwd(x, w_fc, w_proj)
-    matmul(x, w_fc.T, g, epilogue="gelu", aux=h)
-    return matmul(g, w_proj.T, y), g, h
+    h, g = gelu_linear_fwd(x, w_fc)
+    return matmul(g, w_proj.T, x.new_empty(x.shape)), g, h
 
 
 def _fake_bwd(dy, x, h, g, w_fc, w_proj, weight_dtype):
@@ -67,7 +89,7 @@ def gelu_mlp_bwd(dy: torch.Tensor, x: torch.Tensor, h: torch.Tensor, g: torch.Te
         raise ValueError(f"gelu_mlp_bwd: dy {tuple(dy.shape)} {dy.dtype} for x {tuple(x.shape)} {x.dtype}")
     dx, dw_fc, dw_proj = _fake_bwd(dy, x, h, g, w_fc, w_proj, weight_dtype)
     matmul(dy.T, g, dw_proj)
-    dh = matmul(dy, w_proj, torch.empty_like(h), epilogue="dgelu", aux=h)
+    dh = dgelu_matmul(dy, w_proj, h)
     matmul(dh.T, x, dw_fc)
     return matmul(dh, w_fc, dx), dw_fc, dw_proj
 

@@ -2,7 +2,8 @@
 Tests of kernels.gelu_mlp: the MLP with GELU (tanh form) in its products' epilogues, output and the gradients of
 x and both weights against PyTorch's MLP in the same dtype and a float64 reference (the three-way rule), over
 dtypes and shapes (one row, odd, rows not 16-byte aligned, 3-D, GPT-2's real width on the GPU), under autocast
-with fp32 weights as the model stores them, torch.compile without a graph break, and the argument checks.
+with fp32 weights as the model stores them, torch.compile without a graph break, and the argument checks; and the
+two epilogue products as ops of their own (model.py's MLP under recompute='activation').
 On the GPU the products are cuBLASLt's with the epilogues (test_matmul.py tests every algorithm it admits for
 them); on the CPU they are matmul_plan's fallback, PyTorch's, through the same autograd Function.
 """
@@ -10,7 +11,7 @@ import pytest
 import torch
 
 import kernels
-from kernels.gelu_mlp import gelu_mlp_fwd, gelu_mlp_bwd, GeluMLPFunction
+from kernels.gelu_mlp import gelu_mlp_fwd, gelu_mlp_bwd, GeluMLPFunction, gelu_linear_fwd, dgelu_matmul
 from conftest import assert_close_3way, check_3way_all, double, forward_backward, DTYPES, dtype_id
 
 CUDA = torch.cuda.is_available()
@@ -122,3 +123,24 @@ def test_outside_autocast_mixed_dtypes_are_refused(device):
     (x, w_fc, w_proj), _ = make_inputs((8, 32), 96, torch.bfloat16, device, weight_dtype=torch.float32)
     with pytest.raises(ValueError, match="outside autocast"):
         kernels.gelu_mlp(x, w_fc, w_proj, backend="triton")
+
+
+@pytest.mark.parametrize("shape,hidden", [s for s in SHAPES if len(s[0]) == 2],
+                         ids=lambda s: "x".join(map(str, s)) if isinstance(s, tuple) else str(s))
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_epilogue_products_as_ops(dtype, shape, hidden, device):
+    """gelu_linear_fwd's h and g, and dgelu_matmul's dh (given that h), against PyTorch's product and GELU in the same
+    dtype and float64 (the three-way rule); opcheck of both ops."""
+    (x, w_fc, w_proj), dy = make_inputs(shape, hidden, dtype, device)
+    h, g = gelu_linear_fwd(x, w_fc)
+    h64 = x.double() @ w_fc.double().T
+    h_torch = x @ w_fc.T
+    assert_close_3way("h", h, h_torch, h64)
+    assert_close_3way("g", g, torch.nn.functional.gelu(h_torch, approximate="tanh"),
+                      torch.nn.functional.gelu(h64, approximate="tanh"))
+    dh = dgelu_matmul(dy, w_proj, h)
+    want = torch.ops.aten.gelu_backward(dy.double() @ w_proj.double(), h.double(), approximate="tanh")
+    assert_close_3way("dh", dh, torch.ops.aten.gelu_backward(dy @ w_proj, h, approximate="tanh"), want)
+    if shape[0] <= 64:
+        torch.library.opcheck(torch.ops.kernels.gelu_linear_fwd.default, (x, w_fc))
+        torch.library.opcheck(torch.ops.kernels.dgelu_matmul.default, (dy, w_proj, h))

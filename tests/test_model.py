@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 import kernels
 from model import GPT, GPTConfig, RECOMPUTE, compile_model, pick_kernels, mlp_hidden, loss_chunk_bytes as model_loss_chunk_bytes
@@ -296,23 +297,30 @@ def test_architectures_differ_as_specified():
     assert lnames['transformer.h.0.mlp.c_fc.weight'].shape[0] == 2 * 192  # SwiGLU gate and up, 8/3 x 64 rounded to 64
     assert type(llama.transformer.ln_f).__name__ == 'RMSNorm'
 
-@pytest.mark.parametrize("bias, gelu, recompute, epilogues", [
-    (False, 'tanh', 'none', True), (False, 'tanh', 'mlp', True), (False, 'tanh', 'block', True),
-    (False, 'tanh', 'activation', False),  # LinearOfActivation: GELU's output not kept, made again by its kernel
-    (True, 'tanh', 'none', False), (False, 'none', 'none', False)])  # cuBLASLt: no bias here, no erf form
-def test_gelu_goes_into_the_matmuls_epilogues_only_where_they_have_it(bias, gelu, recompute, epilogues, device,
+@pytest.mark.parametrize("bias, gelu, recompute, epilogues, one_op", [
+    (False, 'tanh', 'none', True, True), (False, 'tanh', 'mlp', True, True), (False, 'tanh', 'block', True, True),
+    (False, 'tanh', 'activation', True, False),  # LinearOfNorm and LinearOfActivation: GELU's output not kept
+    (True, 'tanh', 'none', False, False), (False, 'none', 'none', False, False)])  # cuBLASLt: no bias here, no erf form
+def test_gelu_goes_into_the_matmuls_epilogues_only_where_they_have_it(bias, gelu, recompute, epilogues, one_op, device,
                                                                      monkeypatch):
     model = GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='triton', device_type=device,
                 recompute=recompute).to(device)
-    assert all(block.mlp.epilogues == epilogues for block in model.transformer.h)
+    assert all(block.mlp.epilogues == epilogues and block.mlp.one_op == one_op for block in model.transformer.h)
     calls = []
-    monkeypatch.setattr(kernels, 'gelu_mlp', lambda *a, **k: calls.append(1) or kernels.gelu_mlp_ref(*a[:3]))
+    monkeypatch.setattr(kernels, 'gelu_mlp', lambda *a, **k: calls.append('mlp') or kernels.gelu_mlp_ref(*a[:3]))
+    monkeypatch.setattr(kernels, 'gelu_linear_fwd', lambda x, w: calls.append('fc') or (x @ w.T, F.gelu(x @ w.T, approximate='tanh')))
+    monkeypatch.setattr(kernels, 'dgelu_matmul', lambda dy, w, h: calls.append('dgelu') or
+                        torch.ops.aten.gelu_backward(dy @ w, h, approximate='tanh'))
     x, y = batch(device)
-    model(x, y)
-    assert len(calls) == (2 if epilogues else 0)  # two blocks
+    _, loss = model(x, y)
+    loss.backward()
+    # two blocks ('mlp' and 'block' run the MLP again in the backward)
+    expected = (['mlp'] * (4 if recompute in ('mlp', 'block') else 2) if one_op else
+                ['fc', 'fc', 'dgelu', 'dgelu'] if epilogues else [])
+    assert calls == expected
     model.eval()  # sampling: each new length would be a new product for matmul_plan to measure
     model(x[:, :5])
-    assert len(calls) == (2 if epilogues else 0)
+    assert calls == expected
     assert not GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='torch').transformer.h[0].mlp.epilogues
     with pytest.raises(ValueError, match="gelu_approximate must be one of"):
         tiny_config('gpt2', gelu_approximate='erf')
@@ -458,12 +466,14 @@ def test_per_op_overrides_win_over_the_setting(monkeypatch):
     with pytest.raises(ValueError, match="unknown kernel overrides"):
         pick_kernels('auto', 'gpt2', 'cuda', overrides=dict(norm=True))
 
-@pytest.mark.parametrize("arch, gelu", [("gpt2", "none"), ("gpt2", "tanh"), ("llama", "none")])
+@pytest.mark.parametrize("arch, gelu, recompute", [("gpt2", "none", "none"), ("gpt2", "tanh", "none"),
+                                                   ("gpt2", "tanh", "activation"), ("llama", "none", "none")])
 @pytest.mark.parametrize("autocast_residual", [False, True])
-def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, autocast_residual, device):
+def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, recompute, autocast_residual, device):
     """Two training steps under bf16 autocast (forward, backward, AdamW) with every op
     swapped and with none, the residual stream in fp32 or (autocast_residual) in bf16.
-    GPT-2 with GELU's tanh form has no biases: its MLP then takes kernels.gelu_mlp.
+    GPT-2 with GELU's tanh form has no biases: its MLP then computes GELU in the matmuls' epilogues, as
+    kernels.gelu_mlp or, with recompute='activation', in LinearOfNorm and LinearOfActivation.
     Three-way, as in the kernel tests: against the same steps in fp32 with PyTorch's ops,
     the Triton run's losses and first gradients are at most twice as far off as the
     PyTorch bf16 run's, plus one bf16 unit of their size. (Weights after an AdamW step
@@ -472,7 +482,7 @@ def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, autocast_residu
     def run(setting, autocast):
         torch.manual_seed(0)
         model = GPT(tiny_config(arch, bias=gelu == 'none', gelu_approximate=gelu), kernels=setting, device_type=device,
-                    autocast_residual=autocast_residual).to(device)
+                    autocast_residual=autocast_residual, recompute=recompute).to(device)
         assert model.transformer.h[0].mlp.epilogues == (setting == 'triton' and gelu == 'tanh')
         stream = []  # the residual stream's dtype as the second block receives it
         model.transformer.h[1].register_forward_pre_hook(lambda module, args: stream.append(args[0].dtype))
