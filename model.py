@@ -120,7 +120,11 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     recompute = model_args.get('recompute', 'none')
     # with recompute='activation' the MLP is LinearOfNorm's and LinearOfActivation's products with GELU in their
     # epilogues, which no case measures (the GELU kernel alone is not what runs): taken as measured whole, in the step
-    epilogue_mlp = (recompute == 'activation' and backward and gelu_in_epilogues(config) and overrides.get('mlp') is None
+    # (where it was measured: a step of GPU time, compiled or graphed, in bf16 or fp16 with the Triton norms'
+    # LinearOfNorm, which the user may have turned off)
+    epilogue_mlp = (recompute == 'activation' and backward and (compile or graphed) and gelu_in_epilogues(config)
+                    and dtype in (torch.bfloat16, torch.float16) and overrides.get('mlp') is None
+                    and overrides.get('layer_norm') is not False
                     and kernels.choose.why_not_triton_on(torch.device(device).type) is None)
     if epilogue_mlp:
         overrides['mlp'] = True
@@ -129,7 +133,7 @@ def measure_kernels(config, batch_size, dtype, device, compile, cache_path, over
     cases = kernels.choose.op_cases(ops, batch_size, config.block_size, config.n_embd, config.n_head, config.n_kv_head,
                                     config.vocab_size, mlp_hidden(config), config.bias, dtype, device,
                                     loss_chunk_bytes(recompute, config.vocab_size, model_args.get('loss_chunk_mib')),
-                                    config.gelu_approximate, gelu_in_epilogues(config) and recompute != 'activation')
+                                    config.gelu_approximate, mlp_as_one_op(config, recompute))
     print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
           + (f" (cached in {cache_path})..." if cache_path else "..."))
     if epilogue_mlp:
@@ -300,9 +304,11 @@ class LinearOfNorm(torch.autograd.Function):
         ctx.is_rms, ctx.out_dtype, ctx.has_update = is_rms, out_dtype, update is not None
         ctx.bias_dtype = None if bias is None else bias.dtype
         if gelu:
-            out, g = (t.view(*y.shape[:-1], -1) for t in kernels.gelu_linear_fwd(y.reshape(-1, y.shape[-1]), cast_for_matmul(weight, y)))
+            out, g = kernels.gelu_linear_fwd(y.reshape(-1, y.shape[-1]), cast_for_matmul(weight, y))
+            out, g = out.view(*y.shape[:-1], -1), g.view(*y.shape[:-1], -1)  # (B, T, hidden)
             ctx.mark_non_differentiable(g)
-            ctx.set_materialize_grads(False)  # no zeros made for g's gradient (compiled, they are never used)
+            # no zeros made for g's gradient (compiled, unused ones are dropped); an unused h's gradient comes as None
+            ctx.set_materialize_grads(False)
             return (out, g, h) if update is not None else (out, g)
         out = F.linear(y, cast_for_matmul(weight, y), bias)
         return (out, h) if update is not None else out
@@ -450,6 +456,7 @@ class LinearOfActivation(torch.autograd.Function):
             if ctx.epilogues:
                 a2 = a.reshape(dy2.shape[0], -1)  # (B * T, hidden), in dy's dtype as c_fc's product wrote it
                 da, db = kernels.dgelu_matmul(dy2, weight.to(dy.dtype), a2).view(a.shape), None
+                # from the rounded a: within a unit of the forward's output, which the epilogue took from fp32 sums
                 hidden = gelu_fwd(a2, None, 'tanh')
             else:
                 d_hidden = dy2.mm(weight.to(dy.dtype)).view(*a.shape[:-1], -1).to(ctx.hidden_dtype)  # (B, T, hidden)
@@ -459,6 +466,11 @@ class LinearOfActivation(torch.autograd.Function):
             hidden = hidden.reshape(dy2.shape[0], -1).to(dy.dtype)  # (B * T, hidden)
             dw, dbias = linear_weight_grads(ctx, dy2, hidden, weight, ctx.bias_dtype, 4)
         return None, None, None, None, dw, dbias, da, db, None
+
+def mlp_as_one_op(config, recompute):
+    """Whether the MLP with GELU in the epilogues is kernels.gelu_mlp, one op (not under
+    recompute='activation', whose MLP does not keep GELU's output)."""
+    return gelu_in_epilogues(config) and recompute != 'activation'
 
 def gelu_in_epilogues(config):
     """Whether the MLP, where its GELU is Triton's, computes GELU in the epilogues of the matmuls
@@ -478,7 +490,7 @@ class MLP(nn.Module):
         self.backend = impl['swiglu' if self.swiglu else 'gelu']
         self.approximate = config.gelu_approximate
         self.epilogues = self.backend == 'triton' and gelu_in_epilogues(config)
-        self.one_op = self.epilogues and recompute != 'activation'  # kernels.gelu_mlp
+        self.one_op = self.backend == 'triton' and mlp_as_one_op(config, recompute)
         # the Triton GELU takes c_fc's bias (its backward then sums the bias gradient too);
         # PyTorch keeps it in the matmul, as nanoGPT does
         self.bias_in_gelu = not self.swiglu and self.backend == 'triton'

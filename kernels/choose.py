@@ -41,10 +41,10 @@ MEMORY_RATIO, MEMORY_MIB = 1.25, 64
 
 
 def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtype, device,
-             loss_chunk_bytes=None, gelu_approximate='none', gelu_in_epilogues=False):
+             loss_chunk_bytes=None, gelu_approximate='none', mlp_one_op=False):
     """{op: (shapes as text, make() -> inputs, fn(backend) -> f(*inputs) -> outputs)}: the
     ops as the model calls them (model.py), at batch B x T; the loss with the model's chunk;
-    GELU in the form the model asks for, or with gelu_in_epilogues the whole MLP (kernels.gelu_mlp)."""
+    GELU in the form the model asks for, or with mlp_one_op the whole MLP (kernels.gelu_mlp)."""
     act = lambda *s: torch.randn(*s, device=device, dtype=dtype, requires_grad=True)
     par = lambda n: (1 + 0.1 * torch.randn(n, device=device)).requires_grad_()
     hs, nkv = C // n_head, n_kv_head or n_head
@@ -75,7 +75,7 @@ def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtyp
                                    torch.randint(vocab_size, (B, T), device=device)],
                           lambda be: fused_loss if be == 'triton' else kernels.unfused_cross_entropy),  # PyTorch's: as the model runs it
     }
-    if gelu_in_epilogues:  # the weights in the activations' dtype, as for the loss (fp32 ones: autocast's cached casts,
+    if mlp_one_op:  # the weights in the activations' dtype, as for the loss (fp32 ones: autocast's cached casts,
         # which a CUDA graph's capture failed on: docs/perf-notes.md, twenty-fourth session)
         weight = lambda n, k: (torch.randn(n, k, device=device) * k ** -0.5).to(dtype).requires_grad_()
         cases['gelu'] = (f"{B}x{T}x{C}->{mlp_hidden}->{C} MLP tanh", lambda: [act(B, T, C), weight(mlp_hidden, C), weight(C, mlp_hidden)],

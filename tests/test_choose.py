@@ -308,23 +308,30 @@ def test_recompute_asks_for_memory_where_gpu_time_decides(monkeypatch, capsys, c
 
 
 def test_activation_recompute_takes_the_epilogue_mlp_unmeasured(monkeypatch, capsys):
-    """GPT-2 with GELU's tanh form and no bias, recompute='activation': the MLP's GELU goes into the matmuls' epilogues
-    (LinearOfNorm, LinearOfActivation), which no case measures: Triton's, not measured, unless the user says; other
-    recompute settings, forms or biases measure it."""
+    """GPT-2 with GELU's tanh form and no bias, recompute='activation', a compiled or graphed step in bf16 or fp16: the
+    MLP's GELU goes into the matmuls' epilogues (LinearOfNorm, LinearOfActivation), which no case measures: Triton's,
+    not measured, unless the user says. Other recompute settings, forms, biases, dtypes, a plain eager step or the
+    user's PyTorch LayerNorm (no LinearOfNorm) measure it."""
     monkeypatch.setattr(choose, 'why_not_triton_on', lambda device_type: None)  # as on a GPU
     measured_ops = []
     monkeypatch.setattr(choose, 'choose', lambda cases, *a: measured_ops.append(sorted(cases)) or {
         op: dict(impl='torch', triton_ms=2.0, torch_ms=1.0, triton_gpu_ms=2.0, torch_gpu_ms=1.0, why=None, failed=False)
         for op in cases})
+    monkeypatch.setattr('model.eager_step_choice', lambda config, b, d, dev, cache, overrides, *a: overrides)
     tanh = GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, bias=False, gelu_approximate='tanh')
-    for config, recompute, user, taken in [(tanh, 'activation', None, True), (tanh, 'activation', False, False),
-                                           (tanh, 'none', None, False), (tanh, 'mlp', None, False),
-                                           (tiny(), 'activation', None, False)]:
-        overrides, _ = measure_kernels(config, 2, torch.float32, 'cpu', True, None, overrides=dict(mlp=user),
+    bf16, fp32 = torch.bfloat16, torch.float32
+    for config, recompute, user, dtype, compile, taken in [
+            (tanh, 'activation', {}, bf16, True, True), (tanh, 'activation', {}, torch.float16, False, True),
+            (tanh, 'activation', dict(mlp=False), bf16, True, False), (tanh, 'none', {}, bf16, True, False),
+            (tanh, 'mlp', {}, bf16, True, False), (tiny(), 'activation', {}, bf16, True, False),
+            (tanh, 'activation', {}, fp32, True, False), (tanh, 'activation', dict(layer_norm=False), bf16, True, False)]:
+        overrides, _ = measure_kernels(config, 2, dtype, 'cpu', compile, None, overrides=user, graphed=not compile,
                                        model_args=dict(recompute=recompute))
         assert overrides['mlp'] is taken  # (the cases measured here all go to PyTorch)
-        assert ('gelu' in measured_ops[-1]) == (user is None and not taken)
-    assert capsys.readouterr().out.count("gelu: triton, not measured") == 1
+        assert ('gelu' in measured_ops[-1]) == ('mlp' not in user and not taken)
+    overrides, _ = measure_kernels(tanh, 2, bf16, 'cpu', False, None, model_args=dict(recompute='activation'))
+    assert overrides['mlp'] is False and 'gelu' in measured_ops[-1]  # a plain eager step: measured
+    assert capsys.readouterr().out.count("gelu: triton, not measured") == 2
 
 
 def test_no_triton_here_means_no_eager_step_check(monkeypatch):

@@ -311,16 +311,18 @@ def test_gelu_goes_into_the_matmuls_epilogues_only_where_they_have_it(bias, gelu
     monkeypatch.setattr(kernels, 'gelu_linear_fwd', lambda x, w: calls.append('fc') or (x @ w.T, F.gelu(x @ w.T, approximate='tanh')))
     monkeypatch.setattr(kernels, 'dgelu_matmul', lambda dy, w, h: calls.append('dgelu') or
                         torch.ops.aten.gelu_backward(dy @ w, h, approximate='tanh'))
+    gelu_pass = kernels.gelu
+    monkeypatch.setattr(kernels, 'gelu', lambda *a, **k: calls.append('gelu') or gelu_pass(*a, **k))  # a pass of its own
     x, y = batch(device)
     _, loss = model(x, y)
     loss.backward()
     # two blocks ('mlp' and 'block' run the MLP again in the backward)
     expected = (['mlp'] * (4 if recompute in ('mlp', 'block') else 2) if one_op else
-                ['fc', 'fc', 'dgelu', 'dgelu'] if epilogues else [])
+                ['fc', 'fc', 'dgelu', 'dgelu'] if epilogues else ['gelu', 'gelu'])
     assert calls == expected
     model.eval()  # sampling: each new length would be a new product for matmul_plan to measure
     model(x[:, :5])
-    assert calls == expected
+    assert calls == expected + ['gelu', 'gelu']
     assert not GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='torch').transformer.h[0].mlp.epilogues
     with pytest.raises(ValueError, match="gelu_approximate must be one of"):
         tiny_config('gpt2', gelu_approximate='erf')
@@ -351,16 +353,17 @@ def test_kernels_on_and_off_agree(arch, device, capsys):
     # a checkpoint of one loads into the other
     models['triton'].load_state_dict(models['torch'].state_dict())
 
-@pytest.mark.parametrize("gelu", ["none", "tanh"])
-def test_compile_model_gives_eagers_loss_and_gradients(gelu, device):
+@pytest.mark.parametrize("gelu, recompute", [("none", "none"), ("tanh", "none"), ("tanh", "activation")])
+def test_compile_model_gives_eagers_loss_and_gradients(gelu, recompute, device):
     """compile_model, as train.py compiles (Inductor with INDUCTOR_OPTIONS on top of the mode's),
     gives the eager model's loss and gradients within fp32 rounding: with the Triton kernels on
-    CUDA (with GELU's tanh form and no biases, the MLP's opaque cuBLASLt ops too); on the CPU (no
-    Inductor for the interpreter's kernels) with PyTorch's ops, default mode only."""
+    CUDA (with GELU's tanh form and no biases, the MLP's opaque cuBLASLt ops too, as one op or, with
+    recompute='activation', in LinearOfNorm and LinearOfActivation); on the CPU (no Inductor for the
+    interpreter's kernels) with PyTorch's ops, default mode only."""
     setting, modes = ('triton', ['default', 'reduce-overhead']) if device == 'cuda' else ('torch', ['default'])
     torch.manual_seed(0)
     model = GPT(tiny_config('gpt2', bias=gelu == 'none', gelu_approximate=gelu), kernels=setting,
-                device_type=device).to(device)
+                device_type=device, recompute=recompute).to(device)
     runs = []
     for step_model in [model] + [compile_model(model, mode) for mode in modes]:
         torch._dynamo.reset()
