@@ -207,7 +207,7 @@ model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head
                   bias=bias, vocab_size=vocab_size, dropout=dropout, rope_theta=rope_theta,
                   gelu_approximate=gelu_approximate)
 try:  # the settings GPTConfig checks, refused in one line before anything is built
-    GPTConfig(**model_args)
+    gptconf = GPTConfig(**model_args)
 except ValueError as e:
     fail(e)
 ckpt_path = os.path.join(out_dir, 'ckpt.pt')
@@ -219,7 +219,7 @@ if init_from == 'resume':
     except ValueError as e:
         fail(e)
     saved = GPTConfig(**ckpt['model_args']).__dict__  # with the defaults of keys older checkpoints lack
-    differ = [k for k in ARCH_KEYS if saved[k] != GPTConfig(**model_args).__dict__[k]]
+    differ = [k for k in ARCH_KEYS if saved[k] != gptconf.__dict__[k]]
     if differ:
         fail(f"checkpoint {ckpt_path} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ) + " but this run asks for "
              + ", ".join(f"{k}={model_args[k]!r}" for k in differ)
@@ -235,14 +235,14 @@ except ValueError as e:
     fail(e)
 gpt_args = dict(recompute=recompute, autocast_residual=autocast_residual, loss_chunk_mib=loss_chunk_mib)  # GPT's arguments besides config and kernels
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
-    decision = [measure_kernels(GPTConfig(**model_args), batch_size, ptdtype, device, compile, kernels_cache, overrides,
+    decision = [measure_kernels(gptconf, batch_size, ptdtype, device, compile, kernels_cache, overrides,
                                 graphed=cuda_graph, model_args=gpt_args)
                 if master_process else None]
     if ddp:
         dist.broadcast_object_list(decision, src=0)
     overrides, kernel_timings = decision[0]
 try:
-    model = GPT(GPTConfig(**model_args), kernels=kernels, device_type=device_type, overrides=overrides, **gpt_args)
+    model = GPT(gptconf, kernels=kernels, device_type=device_type, overrides=overrides, **gpt_args)
 except ValueError as e:
     fail(e)
 if ddp:  # every rank runs rank 0's choice: checked once, as a rank that differed would train another model
