@@ -633,6 +633,8 @@ class GPT(nn.Module):
         self.scatter_embedding_grad = scatter_embedding_grad
         device_type = device_type or ('cuda' if torch.cuda.is_available() else 'cpu')
         self.kernels, reason = pick_kernels(kernels, config.arch, device_type, config.dropout, overrides)
+        # AdamW's step (configure_optimizers): kernels.AdamW's one launch per group, or torch's fused step with 'torch'
+        self.adamw_backend = 'torch' if kernels == 'torch' or reason else kernels
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items())
               + (f" (PyTorch everywhere: {reason})" if kernels == 'auto' and reason else ""))
 
@@ -712,7 +714,9 @@ class GPT(nn.Module):
         return logits, loss
 
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None):
-        """AdamW for every parameter (muon=None), with weight decay on the matrices only; or, with
+        """AdamW for every parameter (muon=None), with weight decay on the matrices only (kernels.AdamW: torch's
+        AdamW with its step in one Triton launch per group, or torch's own fused step for a model built with
+        kernels='torch' or where Triton cannot run); or, with
         muon = dict(lr, momentum, weight_decay, embed_lr, scalar_lr), Muon (muon.py) for the
         blocks' weight matrices and AdamW for the embeddings (the LM head is the token embedding)
         at embed_lr and the gains and biases at scalar_lr. Every group keeps its starting lr in
@@ -724,7 +728,8 @@ class GPT(nn.Module):
             for g in groups:
                 g['base_lr'] = learning_rate
             fused = device_type == 'cuda' and 'fused' in inspect.signature(torch.optim.AdamW).parameters
-            optimizer = torch.optim.AdamW(groups, lr=learning_rate, betas=betas, **({'fused': True} if fused else {}))
+            optimizer = kernels.AdamW(groups, lr=learning_rate, betas=betas, backend=self.adamw_backend,
+                                      **({'fused': True} if fused else {}))
         else:
             from muon import Muon
             matrices = [p for p in self.transformer.h.parameters() if p.requires_grad and p.dim() == 2]

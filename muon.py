@@ -23,7 +23,7 @@ The work is the Newton-Schulz iteration, and this keeps it small:
   results are all-gathered (bf16), so every rank applies the same update for 1/W of the
   work. The momentum is kept for every matrix on every rank (the gradients are the same
   there after DDP's all-reduce): a checkpoint from rank 0 holds all of the state;
-- the AdamW groups take torch's fused AdamW on CUDA (one kernel for the lot);
+- the AdamW groups take kernels.adamw (one launch per group; torch's fused AdamW with backend='torch');
 - on one CUDA GPU, each Muon group's work (about 60 launches for GPT-2) is replayed as one
   CUDA graph: eager, the GPU waits on the launches. A graph bakes in the addresses of the
   gradients, buffers and weights. In a training loop they repeat once the caching
@@ -33,7 +33,6 @@ The work is the Newton-Schulz iteration, and this keeps it small:
 """
 import torch
 import torch.distributed as dist
-from torch.optim.adamw import adamw
 
 import kernels
 
@@ -138,7 +137,7 @@ class Muon(torch.optim.Optimizer):
             self._muon_update(stacks, group, cache['lr'])
             graph.capture_end()
         torch.cuda.current_stream().wait_stream(side)
-        cache['seen'][baked] = (graph, kernels.muon_update_tables())  # the address tables the graph reads stay alive
+        cache['seen'][baked] = (graph, kernels.device_tables())  # the address tables the graph reads stay alive
 
     def _muon_update(self, stacks, group, lr):
         for members in stacks:
@@ -166,15 +165,12 @@ class Muon(torch.optim.Optimizer):
 
     def _adamw_step(self, group, params):
         for p in params:
-            if not self.state[p]:  # the step count on the GPU for the fused kernel, on the CPU for foreach
+            if not self.state[p]:  # the step count on the GPU for the fused kernels, on the CPU for foreach
                 self.state[p]['step'] = torch.zeros((), dtype=torch.float32, device=p.device if group['fused'] else 'cpu')
                 self.state[p]['exp_avg'] = torch.zeros_like(p)
                 self.state[p]['exp_avg_sq'] = torch.zeros_like(p)
-        if not group['fused'] and self.skip.item():  # foreach AdamW has no found_inf: decided on the host
-            return
         state = [self.state[p] for p in params]
         beta1, beta2 = group['betas']
-        adamw(params, [p.grad for p in params], [s['exp_avg'] for s in state], [s['exp_avg_sq'] for s in state], [],
-              [s['step'] for s in state], foreach=not group['fused'], fused=group['fused'], amsgrad=False,
-              beta1=beta1, beta2=beta2, lr=group['lr'], weight_decay=group['weight_decay'], eps=group['eps'],
-              maximize=False, found_inf=self.skip if group['fused'] else None)
+        kernels.adamw(params, [p.grad for p in params], [s['exp_avg'] for s in state], [s['exp_avg_sq'] for s in state],
+                      [s['step'] for s in state], lr=group['lr'], beta1=beta1, beta2=beta2,
+                      weight_decay=group['weight_decay'], eps=group['eps'], found_inf=self.skip, backend=self.backend)

@@ -30,6 +30,8 @@ import contextlib
 
 import torch
 
+import kernels
+
 
 @contextlib.contextmanager
 def cublas_without_workspace():
@@ -78,7 +80,7 @@ class StepGraph:
 
     def __init__(self, step, optimizer, warmup=3, stream=None):
         self.step, self.optimizer, self.warmup = step, optimizer, warmup
-        self.calls, self.replays, self.graph = 0, 0, None
+        self.calls, self.replays, self.graph, self.tables = 0, 0, None, ()
         self.stream = stream or torch.cuda.Stream()
 
     def __call__(self):
@@ -103,9 +105,10 @@ class StepGraph:
         self.graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(self.graph, stream=self.stream):
             self.step()
+        self.tables = kernels.device_tables()  # the address tables its kernels read (AdamW's) live as long as it
 
     def release(self):
         """Free the recorded graph (it holds the NCCL kernels) once training is over."""
         if self.graph is not None:
             self.graph.reset()
-            self.graph = None
+            self.graph, self.tables = None, ()

@@ -5,7 +5,7 @@ backend='auto'|'triton'|'torch' (see kernels/backend.py) and has a PyTorch refer
 imports without Triton and without a GPU; the ops then run their references.
 unfused_cross_entropy is not an op: nanoGPT's LM head and loss, the model's PyTorch path.
 """
-from kernels.backend import TRITON_AVAILABLE, INTERPRET, BACKENDS
+from kernels.backend import TRITON_AVAILABLE, INTERPRET, BACKENDS, device_tables
 from kernels.norm import layer_norm, layer_norm_ref, rms_norm, rms_norm_ref
 from kernels.rotary import rotary, rotary_ref, rotary_qkv, rotary_qkv_ref
 from kernels.swiglu import swiglu, swiglu_ref, swiglu_backward, swiglu_backward_ref
@@ -14,4 +14,5 @@ from kernels.gelu_mlp import gelu_mlp, gelu_mlp_ref, gelu_linear_fwd, dgelu_matm
 from kernels.attention import flash_attention, flash_attention_qkv, flash_attention_ref
 from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref, unfused_cross_entropy
 from kernels.newton_schulz import newton_schulz, newton_schulz_ref
-from kernels.muon_update import muon_momentum, muon_momentum_ref, muon_apply, muon_apply_ref, muon_update_tables
+from kernels.muon_update import muon_momentum, muon_momentum_ref, muon_apply, muon_apply_ref
+from kernels.adamw import adamw, adamw_ref, AdamW

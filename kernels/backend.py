@@ -106,6 +106,34 @@ def use_triton(op, backend, *tensors, limit=None):
         say_once(f"{op}: using PyTorch ({unsupported})")
     return False
 
+@triton.jit
+def lerp(a, b, w):
+    """torch.lerp's formula (a + w (b - a) for w < 0.5, else b - (b - a)(1 - w)), in the kernels that keep an
+    optimizer's moving averages (muon_update, adamw), so theirs round as PyTorch's foreach steps do."""
+    return tl.where(w < 0.5, a + w * (b - a), b - (b - a) * (1.0 - w))
+
+_tables = {}
+
+def device_table(rows, device, key=None):
+    """A small int64 table on the device (the muon_update and adamw kernels read their tensors'
+    addresses from one), made once per content: the addresses of a training run's tensors
+    repeat from step to step (the caching allocator hands out the same blocks), and a CUDA
+    graph of a step reads the table it was captured with. Copied from pinned memory: a copy
+    from pageable memory would wait for the GPU. key: what the rows follow from, where that is
+    shorter than they are (rows is then a function making them, called only for a new key)."""
+    key = (device, tuple(map(tuple, rows)) if key is None else key)
+    if key not in _tables:
+        if len(_tables) >= 64:  # addresses that stopped repeating: start afresh
+            _tables.clear()
+        table = torch.tensor(rows() if callable(rows) else rows, dtype=torch.int64)
+        _tables[key] = table.pin_memory().to(device, non_blocking=True) if device.type == "cuda" else table
+    return _tables[key]
+
+def device_tables():
+    """The tables made so far. A CUDA graph that captured a kernel reading one reads it at
+    every replay: the graph's owner must hold on to them (the cache may let them go)."""
+    return tuple(_tables.values())
+
 def cdiv(a, b):
     """ceil(a / b) on the host, as triton.cdiv: Triton's is a constexpr function whose
     wrapper costs ~2 us a call, a launch's share of host time in an eager step."""

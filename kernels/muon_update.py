@@ -30,7 +30,7 @@ gradients.
 """
 import torch
 
-from kernels.backend import triton, tl, use_triton, cdiv, INTERPRET
+from kernels.backend import triton, tl, use_triton, cdiv, device_table, lerp, INTERPRET
 
 
 def _wide(t):
@@ -49,12 +49,6 @@ def muon_apply_ref(params, O, lr, weight_decay):
         torch._foreach_mul_(params, 1 - lr * weight_decay)
     for p, o in zip(params, O):
         p.add_(o.mT if p.size(0) > p.size(1) else o, alpha=-lr * max(1, p.size(0) / p.size(1)) ** 0.5)
-
-
-@triton.jit
-def _lerp(a, b, w):
-    """torch.lerp's formula, so the momentum is the same as PyTorch's."""
-    return tl.where(w < 0.5, a + w * (b - a), b - (b - a) * (1.0 - w))
 
 
 @triton.jit
@@ -78,9 +72,9 @@ def _momentum_tile(G, BUF, U, R, C, t, momentum, keep, TRANSPOSED: tl.constexpr,
     kept = tl.where(keep, mask, False)  # (mask & keep: the CPU interpreter cannot and a block with a scalar)
     g = tl.load(G + offs, mask=kept, other=0.0).to(tl.float32)
     buf = tl.load(BUF + offs, mask=kept, other=0.0).to(tl.float32)
-    buf = _lerp(buf, g, 1.0 - momentum).to(BUF.dtype.element_ty)
+    buf = lerp(buf, g, 1.0 - momentum).to(BUF.dtype.element_ty)
     tl.store(BUF + offs, buf, mask=kept)
-    u = _lerp(g, buf.to(tl.float32), momentum) if NESTEROV else buf.to(tl.float32)
+    u = lerp(g, buf.to(tl.float32), momentum) if NESTEROV else buf.to(tl.float32)
     u_offs = cols.to(tl.int64)[None, :] * R + rows[:, None] if TRANSPOSED else offs
     u = u.to(U.dtype.element_ty)
     tl.store(U + u_offs, u, mask=mask)
@@ -157,29 +151,6 @@ def _checked(name, tensors):
     return (M, N), None
 
 
-_tables = {}
-
-
-def _table(rows, device):
-    """A small int64 table on the device, made once per content: the addresses of a
-    training run's tensors repeat from step to step (the caching allocator hands out the
-    same blocks), and a CUDA graph of a step reads the table it was captured with.
-    Copied from pinned memory: a copy from pageable memory would wait for the GPU."""
-    key = (device, tuple(map(tuple, rows)))
-    if key not in _tables:
-        if len(_tables) >= 64:  # addresses that stopped repeating: start afresh
-            _tables.clear()
-        table = torch.tensor(rows, dtype=torch.int64)
-        _tables[key] = table.pin_memory().to(device, non_blocking=True) if device.type == "cuda" else table
-    return _tables[key]
-
-
-def muon_update_tables():
-    """The address tables made so far. A CUDA graph that captured these kernels reads its
-    tables at every replay: it must hold on to them (the cache may let them go)."""
-    return tuple(_tables.values())
-
-
 def _grid(M, N, B):
     return (cdiv(M, BLOCK) * cdiv(N, BLOCK), B)
 
@@ -204,8 +175,8 @@ def muon_momentum(grads, bufs, momentum, nesterov=True, backend="auto", skip=Non
                 torch.zeros(len(grads), 1, device=grads[0].device)
         return muon_momentum_ref(grads, bufs, momentum, nesterov)
     (M, N), B = shape, len(grads)
-    table = _table([[g.data_ptr() for g in grads], [b.data_ptr() for b in bufs],
-                    [int(g.size(0) > g.size(1)) for g in grads]], grads[0].device)
+    table = device_table([[g.data_ptr() for g in grads], [b.data_ptr() for b in bufs],
+                          [int(g.size(0) > g.size(1)) for g in grads]], grads[0].device)
     grid = _grid(M, N, B)
     U = torch.empty(B, M, N, device=grads[0].device, dtype=torch.bfloat16)
     sumsq = torch.empty(B, grid[0], device=grads[0].device, dtype=torch.float32)
@@ -228,7 +199,7 @@ def muon_apply(params, O, lr, weight_decay=0.0, backend="auto", skip=None):
             muon_apply_ref(params, O, float(lr), weight_decay)
         return
     (M, N), B = shape, len(params)
-    table = _table([[p.data_ptr() for p in params], [int(p.size(0) > p.size(1)) for p in params]], params[0].device)
+    table = device_table([[p.data_ptr() for p in params], [int(p.size(0) > p.size(1)) for p in params]], params[0].device)
     lr = lr if torch.is_tensor(lr) else torch.full((), lr, device=O.device)  # a fill kernel, no copy to wait on
     _muon_apply_kernel[_grid(M, N, B)](table, params[0], O, lr, _flag(skip, O.device), B, M, N, weight_decay,
                                       (N / M) ** 0.5, BLOCK=BLOCK, num_warps=NUM_WARPS)

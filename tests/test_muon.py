@@ -78,23 +78,29 @@ def test_steps_match_published_muon(backend, nesterov, device):
         torch.testing.assert_close(buf, want, rtol=0, atol=4 * torch.finfo(torch.float32).eps * want.abs().max().item())
 
 
-def test_adamw_groups_match_torch_adamw(device):
-    """Embedding-like matrices and gains in muon=False groups step as torch's AdamW does
-    (its fused kernel on CUDA, foreach elsewhere, as ours)."""
+@pytest.mark.parametrize("backend", ["triton", "torch"])
+def test_adamw_groups_match_torch_adamw(backend, device):
+    """Embedding-like matrices and gains in muon=False groups step as torch's AdamW does: kernels.adamw within the
+    three-way rule (against torch's fused kernel on CUDA, foreach elsewhere, and float64), and with backend='torch'
+    torch's own step, bit for bit."""
     weights, grads = matrices_and_grads([(65, 32), (32,), (7,)], 3, device)
     hyper = dict(lr=1e-3, betas=(0.9, 0.99), eps=1e-8)
     groups = lambda ps: [dict(params=ps[:1], weight_decay=0.1), dict(params=ps[1:], weight_decay=0.0)]
     ours = [torch.nn.Parameter(w.clone()) for w in weights]
     theirs = [torch.nn.Parameter(w.clone()) for w in weights]
-    opt = Muon([dict(g, muon=False) for g in groups(ours)], **hyper)
+    exact = [torch.nn.Parameter(w.detach().cpu().double()) for w in weights]
+    opt = Muon([dict(g, muon=False) for g in groups(ours)], **hyper, backend=backend)
     ref = torch.optim.AdamW(groups(theirs), **hyper, **({'fused': True} if CUDA else {'foreach': True}))
+    ref64 = torch.optim.AdamW(groups(exact), **hyper, foreach=True)
     for step_grads in grads:
-        for ps, o in ((ours, opt), (theirs, ref)):
+        for ps, o in ((ours, opt), (theirs, ref), (exact, ref64)):
             for p, g in zip(ps, step_grads):
-                p.grad = g.clone()
+                p.grad = g.to(p.device, p.dtype, copy=True)
             o.step()
-    for o, t in zip(ours, theirs):
-        torch.testing.assert_close(o, t, rtol=0, atol=0)
+    for i, (o, t, e, w) in enumerate(zip(ours, theirs, exact, weights)):
+        if backend == "torch":
+            torch.testing.assert_close(o, t, rtol=0, atol=0)
+        assert_close_3way(f"weight {i}", (o - w).detach(), (t - w).detach(), e.detach().to(w.device) - w.double())
 
 
 def test_state_dict_round_trip(device):

@@ -1,0 +1,184 @@
+"""
+AdamW's step for every tensor of a parameter group in one launch: torch.optim.AdamW's update (decoupled weight
+decay). No gradient: an optimizer's step, in place.
+
+Per parameter w with gradient g, exp_avg m, exp_avg_sq v and step count s (incremented first), in fp32:
+    w <- (1 - lr wd) w
+    m <- lerp(m, g, 1 - beta1) = beta1 m + (1 - beta1) g
+    v <- beta2 v + (1 - beta2) g^2
+    w <- w - lr / (1 - beta1^s) * m / (sqrt(v) / sqrt(1 - beta2^s) + eps)
+found_inf (a device scalar, as train.py sets it on the optimizer): where it is not 0 nothing changes and the step
+counts go back to what they were, with no host sync.
+
+Why a kernel of our own: torch's fused AdamW moves GPT-2 124M's 28 bytes a parameter at 2.57 TB/s on the H100, where a
+plain streaming pass reaches 3.06. This one: 2.95 TB/s (1182 us a step against 1355; in the graphed training step
+AdamW's GPU time 1.32 -> 1.19 ms, docs/perf-notes.md, twenty-sixth session). Each program takes BLOCK elements of
+one tensor; two small tables on the device say which: the tensors' addresses (weight, gradient, m, v, step count),
+and per program its tensor, first element and the tensor's size. The bias corrections are computed per program from
+the step count on the device, so a CUDA graph of the step replays with the counts moving.
+
+Constraints: weights, gradients and states fp32, contiguous, of matching shapes, on one device (a GPU, or the CPU
+under Triton's interpreter); the step counts 0-d fp32 tensors there; lr a float or a 0-d tensor there; betas
+floats. Anything else (other dtypes; the step counts on the CPU, as torch keeps them for CUDA weights without fused
+or capturable) runs adamw_ref, with one printed line where Triton could have run. AdamW below takes
+torch.optim.AdamW's own step for amsgrad, maximize, differentiable and GradScaler's grad_scale (fp16).
+"""
+import math
+
+import torch
+from torch.optim.adamw import adamw as torch_adamw
+
+from kernels.backend import triton, tl, use_triton, launch, device_table, lerp, INTERPRET
+
+
+def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2, weight_decay, eps,
+              found_inf=None):
+    """torch.optim.AdamW's functional step: its fused kernel where the tensors are on a GPU, foreach otherwise
+    (which has no found_inf: decided on the host there)."""
+    fused = params[0].is_cuda
+    if found_inf is not None and not fused and found_inf.item():
+        return
+    torch_adamw(params, grads, exp_avgs, exp_avg_sqs, [], state_steps, foreach=not fused, fused=fused,
+                found_inf=found_inf if fused else None, amsgrad=False, beta1=beta1, beta2=beta2, lr=lr,
+                weight_decay=weight_decay, eps=eps, maximize=False)
+
+
+@triton.jit
+def _adamw_kernel(
+    ADDRESSES,  # (5, T) int64: per tensor the address of its weight, gradient, exp_avg, exp_avg_sq and step count
+    BLOCKS,     # (3, PROGRAMS) int64: per program its tensor, its first element, and that tensor's size
+    W, G, M, V, STEP,  # the first weight, gradient, exp_avg, exp_avg_sq and step count: each list's pointer type
+    LR,         # () the learning rate, read here: a CUDA graph of the step takes each step's
+    SKIP,       # () fp32 found_inf: not 0 = leave everything as it is
+    T, PROGRAMS, beta2, one_minus_beta1, one_minus_beta2, log2_beta1, log2_beta2, weight_decay, eps,
+    BLOCK: tl.constexpr,
+):
+    if tl.load(SKIP) != 0:
+        return
+    pid = tl.program_id(0)
+    t = tl.load(BLOCKS + pid)
+    start = tl.load(BLOCKS + PROGRAMS + pid)
+    n = tl.load(BLOCKS + 2 * PROGRAMS + pid)
+    w_ptr = tl.load(ADDRESSES + t).to(W.dtype)
+    g_ptr = tl.load(ADDRESSES + T + t).to(G.dtype)
+    m_ptr = tl.load(ADDRESSES + 2 * T + t).to(M.dtype)
+    v_ptr = tl.load(ADDRESSES + 3 * T + t).to(V.dtype)
+    step = tl.load(tl.load(ADDRESSES + 4 * T + t).to(STEP.dtype))
+    lr = tl.load(LR).to(tl.float32)
+    step_size = lr / (1.0 - tl.exp2(step * log2_beta1))  # lr / (1 - beta1^s)
+    bias2_sqrt = tl.sqrt_rn(1.0 - tl.exp2(step * log2_beta2))  # sqrt(1 - beta2^s)
+    decay = 1.0 - lr * weight_decay  # one rounding of w, as torch's foreach step (its fused kernel rounds twice)
+    offs = start + tl.arange(0, BLOCK)
+    mask = offs < n
+    w = tl.load(w_ptr + offs, mask=mask)
+    g = tl.load(g_ptr + offs, mask=mask)
+    m = lerp(tl.load(m_ptr + offs, mask=mask), g, one_minus_beta1)  # as torch's foreach step
+    v = beta2 * tl.load(v_ptr + offs, mask=mask) + one_minus_beta2 * g * g
+    w *= decay
+    w -= step_size * tl.div_rn(m, tl.div_rn(tl.sqrt_rn(v), bias2_sqrt) + eps)
+    tl.store(m_ptr + offs, m, mask=mask)
+    tl.store(v_ptr + offs, v, mask=mask)
+    tl.store(w_ptr + offs, w, mask=mask)
+
+
+# Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). On the H100 over GPT-2's 75 tensors: 1182 us
+# a step (2.95 TB/s) against torch's fused 1355; more per program (a loop of 2, 4, 8 such blocks) 1191, 1208, 1232 us,
+# and 2048 or 4096 with 8 warps 1273 and 1500 (docs/runs/2026-11-27-issue8-s26/, calls 4-5)
+BLOCK, NUM_WARPS = (64, 4) if INTERPRET else (1024, 4)
+
+
+def _blocks(numels):
+    """Rows of the per-program table: each program's tensor, first element, and that tensor's size."""
+    rows = [[], [], []]
+    for t, n in enumerate(numels):
+        for start in range(0, n, BLOCK):
+            rows[0].append(t)
+            rows[1].append(start)
+            rows[2].append(n)
+    return rows
+
+
+def _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2):
+    """Why the kernel cannot take these tensors, or None."""
+    device = params[0].device
+    lists = (params, grads, exp_avgs, exp_avg_sqs)
+    if len({len(ts) for ts in lists + (state_steps,)}) != 1:
+        return "the lists differ in length"
+    if any(t.dtype != torch.float32 or not t.is_contiguous() or t.device != device for ts in lists for t in ts):
+        return "weights, gradients and states not all contiguous fp32 on one device"
+    if any(not (p.shape == g.shape == m.shape == v.shape) for p, g, m, v in zip(*lists)):
+        return "a gradient or state differs in shape from its weight"
+    if any(s.numel() != 1 or s.dtype != torch.float32 or s.device != device for s in state_steps):
+        return "step counts not 0-d fp32 tensors on the weights' device"
+    if torch.is_tensor(lr) and (lr.numel() != 1 or lr.device != device):
+        return "lr a tensor not on the weights' device"
+    if torch.is_tensor(beta1) or torch.is_tensor(beta2):
+        return "betas as tensors"
+    return None
+
+
+@torch.no_grad()
+def adamw(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2, weight_decay, eps,
+          found_inf=None, backend="auto"):
+    """torch.optim.adamw.adamw(params, grads, exp_avgs, exp_avg_sqs, [], state_steps, fused=True, ...) without
+    amsgrad or maximize, in place (see the module's docstring), by the Triton kernel or PyTorch as `backend` says
+    (see kernels/backend.py)."""
+    if not params:
+        return
+    limit = _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2)
+    if not use_triton("adamw", backend, params[0], limit=limit):
+        return adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr=lr, beta1=beta1, beta2=beta2,
+                         weight_decay=weight_decay, eps=eps, found_inf=found_inf)
+    device = params[0].device
+    torch._foreach_add_(state_steps, 1)
+    addresses = device_table([[t.data_ptr() for t in ts] for ts in (params, grads, exp_avgs, exp_avg_sqs, state_steps)],
+                             device)
+    numels = tuple(p.numel() for p in params)
+    blocks = device_table(lambda: _blocks(numels), device, key=("adamw blocks", BLOCK, numels))
+    lr = lr if torch.is_tensor(lr) else torch.full((), lr, device=device)  # a fill kernel, no copy to wait on
+    skip = torch.zeros((), device=device) if found_inf is None else found_inf.to(device, torch.float32).reshape(())
+    programs = blocks.shape[1]
+    if programs:
+        launch(_adamw_kernel)[(programs,)](
+            addresses, blocks, params[0], grads[0], exp_avgs[0], exp_avg_sqs[0], state_steps[0], lr, skip, len(params),
+            programs, beta2, 1 - beta1, 1 - beta2, math.log2(beta1), math.log2(beta2), weight_decay, eps,
+            BLOCK=BLOCK, num_warps=NUM_WARPS)
+    if found_inf is not None:  # as torch's fused step: a skipped step does not count
+        torch._foreach_sub_(state_steps, [skip] * len(state_steps))
+
+
+class AdamW(torch.optim.AdamW):
+    """torch.optim.AdamW with its step by adamw() above: the same arguments and state (a state_dict loads into
+    either), learning rates as floats or 0-d device tensors (a CUDA graph's, step_graph.set_lr), found_inf read
+    where train.py sets it. amsgrad, maximize, differentiable and GradScaler's grad_scale (fp16) take
+    torch.optim.AdamW's own step. backend: 'auto' | 'triton' | 'torch', as for every op."""
+
+    def __init__(self, params, *args, backend="auto", **kwargs):
+        super().__init__(params, *args, **kwargs)
+        self.backend = backend
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        if getattr(self, "grad_scale", None) is not None or any(
+                g["amsgrad"] or g["maximize"] or g["differentiable"] for g in self.param_groups):
+            return super().step(closure)
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            for p in params:
+                state = self.state[p]
+                if not state:  # as torch.optim.AdamW starts it: the count on the device for fused or capturable
+                    on_device = group["fused"] or group["capturable"]
+                    state["step"] = torch.zeros((), dtype=torch.float32, device=p.device if on_device else "cpu")
+                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                    state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+            states = [self.state[p] for p in params]
+            beta1, beta2 = group["betas"]
+            adamw(params, [p.grad for p in params], [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states],
+                  [s["step"] for s in states], lr=group["lr"], beta1=beta1, beta2=beta2,
+                  weight_decay=group["weight_decay"], eps=group["eps"], found_inf=getattr(self, "found_inf", None),
+                  backend=self.backend)
+        return loss
