@@ -12,7 +12,7 @@ $ python bench.py --kernels              # every op alone, at the model's shapes
                                          # kernels.csv, kernels.json, a PNG per op
 $ python bench.py --profile              # a Chrome trace of a few training steps, and GPU time per kernel
 $ python bench.py --memory               # where a training step's peak memory sits, by the line that allocated it
-$ python bench.py --optim                # AdamW vs Muon: what the optimizer step adds to a training step
+$ python bench.py --optim                # AdamW (ours, torch's) vs Muon: what the optimizer step adds to a training step
 $ python bench.py --tune                 # the kernels' tile settings, timed
 Without CUDA it says so and runs what it can on the CPU (eager, a small model).
 """
@@ -70,7 +70,7 @@ profile_steps = 3
 profile_variant = 'kernels compiled'  # one of the variants
 memory = False  # where memory_variant's training step peaks: the tensors live at its peak, by where allocated (CUDA)
 memory_variant = 'kernels compiled'  # one of the variants; a graphed one is recorded un-graphed, with its ops and cuBLAS as StepGraph records (a replay allocates nothing)
-optim = False  # AdamW vs Muon
+optim = False  # AdamW (kernels.AdamW, torch's fused step) vs Muon
 tune = False  # each kernel's tile settings (module constants), timed
 kernels_cache = 'kernels_cache.json'  # the measured kernel choices, shared with train.py; None: measure each time
 loss_tolerance = 0.02  # the variants' losses after the same steps must agree this closely
@@ -205,9 +205,10 @@ def drop_leftovers():
         torch._C._cuda_clearCublasWorkspaces()
         torch.cuda.empty_cache()
 
-def make_optimizer(model, muon=None):
-    """AdamW as nanoGPT's bench sets it up, or Muon with AdamW for the rest (muon: its settings)."""
-    return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, **({} if muon is None else dict(muon=muon)))
+def make_optimizer(model, **choice):
+    """AdamW as nanoGPT's bench sets it up (the model's, kernels.AdamW or torch's), or with choice muon=its
+    settings, Muon with AdamW for the rest; choice: configure_optimizers' muon or adamw_backend."""
+    return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, **choice)
 
 results = dict(header, config=config)
 
@@ -270,7 +271,8 @@ if steps:
     results['losses_agree'] = worst <= loss_tolerance
     n_a = lambda v, fmt: 'n/a' if v is None else fmt.format(v)
     table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, random "
-          f"tokens (a new batch each step, the same for every variant), AdamW"
+          f"tokens (a new batch each step, the same for every variant), AdamW (torch's fused step for the baselines, "
+          f"kernels.AdamW's for the kernels variants)"
           + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '')
           + (", the kernels variants' residual stream in bf16" if autocast_residual else '')
           + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config} (every variant)" if workspace_config else
@@ -380,8 +382,10 @@ def optimizer_rows():
     inside a step its launches queue behind the backward's kernels); its step alone
     (eager, as train.py runs it, on an idle queue, so every launch gap shows); and for
     Muon the Newton-Schulz stacks alone."""
-    muon = lambda backend: dict(lr=0.02, momentum=0.95, weight_decay=0.0, embed_lr=6e-4, scalar_lr=6e-4, backend=backend)
-    choices = {'AdamW': None, 'Muon, Newton-Schulz in PyTorch': muon('torch')}
+    muon = lambda backend: dict(muon=dict(lr=0.02, momentum=0.95, weight_decay=0.0, embed_lr=6e-4, scalar_lr=6e-4,
+                                          backend=backend))
+    choices = {'AdamW': {}, "AdamW, torch's step": dict(adamw_backend='torch'),
+               'Muon, Newton-Schulz in PyTorch': muon('torch')}
     if cuda and TRITON_AVAILABLE:
         choices['Muon, Newton-Schulz in Triton'] = muon('triton')
     rows, out, fwd_bwd_ms = [], {}, None
@@ -389,7 +393,7 @@ def optimizer_rows():
     X, Y = data[0]
     for name, setting in choices.items():
         print(f"  {name}...", flush=True)
-        optimizer = make_optimizer(model, setting)
+        optimizer = make_optimizer(model, **setting)
         train_step, _ = stepper(MAIN, step_model, optimizer)
 
         def forward_backward():
@@ -403,7 +407,7 @@ def optimizer_rows():
         opt_ms = time_ms(optimizer.step, timed_steps)
         optimizer.zero_grad(set_to_none=True)
         ns_ms = None
-        if setting is not None:  # the stacks Muon orthogonalises, as it builds them
+        if 'muon' in setting:  # the stacks Muon orthogonalises, as it builds them
             shapes = collections.Counter(tuple(sorted(p.shape)) for p in optimizer.param_groups[0]['params'])
             stacks = [torch.randn(n, *shape, device=device) for shape, n in shapes.items()]
             ns_ms = time_ms(lambda: [newton_schulz(s, backend=optimizer.backend) for s in stacks], timed_steps)

@@ -713,10 +713,10 @@ class GPT(nn.Module):
             loss = None
         return logits, loss
 
-    def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None):
+    def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None, adamw_backend=None):
         """AdamW for every parameter (muon=None), with weight decay on the matrices only (kernels.AdamW: torch's
         AdamW with its step in one Triton launch per group, or torch's own fused step for a model built with
-        kernels='torch' or where Triton cannot run); or, with
+        kernels='torch', where Triton cannot run, or with adamw_backend='torch'); or, with
         muon = dict(lr, momentum, weight_decay, embed_lr, scalar_lr), Muon (muon.py) for the
         blocks' weight matrices and AdamW for the embeddings (the LM head is the token embedding)
         at embed_lr and the gains and biases at scalar_lr. Every group keeps its starting lr in
@@ -728,7 +728,7 @@ class GPT(nn.Module):
             for g in groups:
                 g['base_lr'] = learning_rate
             fused = device_type == 'cuda' and 'fused' in inspect.signature(torch.optim.AdamW).parameters
-            optimizer = kernels.AdamW(groups, lr=learning_rate, betas=betas, backend=self.adamw_backend,
+            optimizer = kernels.AdamW(groups, lr=learning_rate, betas=betas, backend=adamw_backend or self.adamw_backend,
                                       **({'fused': True} if fused else {}))
         else:
             from muon import Muon
