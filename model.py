@@ -716,7 +716,8 @@ class GPT(nn.Module):
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None, adamw_backend=None):
         """AdamW for every parameter (muon=None), with weight decay on the matrices only (kernels.AdamW: torch's
         AdamW with its step in one Triton launch per group, or torch's own fused step for a model built with
-        kernels='torch', where Triton cannot run, or with adamw_backend='torch'); or, with
+        kernels='torch', where Triton cannot run, or with adamw_backend='torch'; Muon's AdamW groups follow Muon's
+        backend); or, with
         muon = dict(lr, momentum, weight_decay, embed_lr, scalar_lr), Muon (muon.py) for the
         blocks' weight matrices and AdamW for the embeddings (the LM head is the token embedding)
         at embed_lr and the gains and biases at scalar_lr. Every group keeps its starting lr in

@@ -173,4 +173,5 @@ class Muon(torch.optim.Optimizer):
         beta1, beta2 = group['betas']
         kernels.adamw(params, [p.grad for p in params], [s['exp_avg'] for s in state], [s['exp_avg_sq'] for s in state],
                       [s['step'] for s in state], lr=group['lr'], beta1=beta1, beta2=beta2,
-                      weight_decay=group['weight_decay'], eps=group['eps'], found_inf=self.skip, backend=self.backend)
+                      weight_decay=group['weight_decay'], eps=group['eps'], found_inf=self.skip,
+                      backend='torch' if self.backend == 'torch' else 'auto')  # 'auto': torch's step for what the kernel cannot take

@@ -11,11 +11,11 @@ found_inf (a device scalar, as train.py sets it on the optimizer): where it is n
 counts go back to what they were, with no host sync.
 
 Why a kernel of our own: torch's fused AdamW moves GPT-2 124M's 28 bytes a parameter at 2.57 TB/s on the H100, where a
-plain streaming pass reaches 3.06. This one: 2.95 TB/s (1182 us a step against 1355; in the graphed training step
+plain streaming pass reaches 3.06. This one: 2.97 TB/s (1171 us a step against 1354; in the graphed training step
 AdamW's GPU time 1.32 -> 1.19 ms, docs/perf-notes.md, twenty-sixth session). Each program takes BLOCK elements of
-one tensor; two small tables on the device say which: the tensors' addresses (weight, gradient, m, v, step count),
-and per program its tensor, first element and the tensor's size. The bias corrections are computed per program from
-the step count on the device, so a CUDA graph of the step replays with the counts moving.
+one tensor; two small tables on the device say which: the tensors' addresses (weight, gradient, m, v), and per
+program its tensor, first element and the tensor's size. The bias corrections come from the step counts on the
+device (in fp64), so a CUDA graph of the step replays with the counts moving.
 
 Constraints: weights, gradients and states fp32, contiguous, of matching shapes, on one device (a GPU, or the CPU
 under Triton's interpreter); the step counts 0-d fp32 tensors there; lr a float or a 0-d tensor there; betas
@@ -23,50 +23,48 @@ floats. Anything else (other dtypes; the step counts on the CPU, as torch keeps 
 or capturable) runs adamw_ref, with one printed line where Triton could have run. AdamW below takes
 torch.optim.AdamW's own step for amsgrad, maximize, differentiable and GradScaler's grad_scale (fp16).
 """
-import math
-
 import torch
 from torch.optim.adamw import adamw as torch_adamw
 
-from kernels.backend import triton, tl, use_triton, launch, device_table, lerp, INTERPRET
+from kernels.backend import triton, tl, use_triton, device_table, lerp, INTERPRET
 
 
 def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2, weight_decay, eps,
               found_inf=None):
-    """torch.optim.AdamW's functional step: its fused kernel where the tensors are on a GPU, foreach otherwise
-    (which has no found_inf: decided on the host there)."""
-    fused = params[0].is_cuda
+    """torch.optim.AdamW's functional step: its fused kernel where the tensors and step counts are on a GPU, foreach
+    otherwise (which has no found_inf: decided on the host there)."""
+    fused = params[0].is_cuda and state_steps[0].device == params[0].device
     if found_inf is not None and not fused and found_inf.item():
         return
     torch_adamw(params, grads, exp_avgs, exp_avg_sqs, [], state_steps, foreach=not fused, fused=fused,
-                found_inf=found_inf if fused else None, amsgrad=False, beta1=beta1, beta2=beta2, lr=lr,
-                weight_decay=weight_decay, eps=eps, maximize=False)
+                found_inf=found_inf if fused else None, has_complex=any(torch.is_complex(p) for p in params),
+                amsgrad=False, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, maximize=False)
 
 
 @triton.jit
 def _adamw_kernel(
-    ADDRESSES,  # (5, T) int64: per tensor the address of its weight, gradient, exp_avg, exp_avg_sq and step count
-    BLOCKS,     # (3, PROGRAMS) int64: per program its tensor, its first element, and that tensor's size
-    W, G, M, V, STEP,  # the first weight, gradient, exp_avg, exp_avg_sq and step count: each list's pointer type
-    LR,         # () the learning rate, read here: a CUDA graph of the step takes each step's
+    ADDRESSES,  # (4, num_tensors) int64: per tensor the address of its weight, gradient, exp_avg and exp_avg_sq
+    BLOCKS,     # (3, programs) int64: per program its tensor, its first element, and that tensor's size
+    W, G, M, V,  # the first weight, gradient, exp_avg and exp_avg_sq: each list's pointer type
+    BIAS,       # (2, num_tensors) fp32: per tensor 1 - beta1^s and sqrt(1 - beta2^s), s its step count
+    LR,         # () the learning rate, read on the device so that each replay of a CUDA graph takes the current one
     SKIP,       # () fp32 found_inf: not 0 = leave everything as it is
-    T, PROGRAMS, beta2, one_minus_beta1, one_minus_beta2, log2_beta1, log2_beta2, weight_decay, eps,
+    num_tensors, programs, beta2, one_minus_beta1, one_minus_beta2, weight_decay, eps,
     BLOCK: tl.constexpr,
 ):
     if tl.load(SKIP) != 0:
         return
     pid = tl.program_id(0)
     t = tl.load(BLOCKS + pid)
-    start = tl.load(BLOCKS + PROGRAMS + pid)
-    n = tl.load(BLOCKS + 2 * PROGRAMS + pid)
+    start = tl.load(BLOCKS + programs + pid)
+    n = tl.load(BLOCKS + 2 * programs + pid)
     w_ptr = tl.load(ADDRESSES + t).to(W.dtype)
-    g_ptr = tl.load(ADDRESSES + T + t).to(G.dtype)
-    m_ptr = tl.load(ADDRESSES + 2 * T + t).to(M.dtype)
-    v_ptr = tl.load(ADDRESSES + 3 * T + t).to(V.dtype)
-    step = tl.load(tl.load(ADDRESSES + 4 * T + t).to(STEP.dtype))
+    g_ptr = tl.load(ADDRESSES + num_tensors + t).to(G.dtype)
+    m_ptr = tl.load(ADDRESSES + 2 * num_tensors + t).to(M.dtype)
+    v_ptr = tl.load(ADDRESSES + 3 * num_tensors + t).to(V.dtype)
     lr = tl.load(LR).to(tl.float32)
-    step_size = lr / (1.0 - tl.exp2(step * log2_beta1))  # lr / (1 - beta1^s)
-    bias2_sqrt = tl.sqrt_rn(1.0 - tl.exp2(step * log2_beta2))  # sqrt(1 - beta2^s)
+    step_size = lr / tl.load(BIAS + t)
+    bias2_sqrt = tl.load(BIAS + num_tensors + t)
     decay = 1.0 - lr * weight_decay  # one rounding of w, as torch's foreach step (its fused kernel rounds twice)
     offs = start + tl.arange(0, BLOCK)
     mask = offs < n
@@ -75,7 +73,7 @@ def _adamw_kernel(
     m = lerp(tl.load(m_ptr + offs, mask=mask), g, one_minus_beta1)  # as torch's foreach step
     v = beta2 * tl.load(v_ptr + offs, mask=mask) + one_minus_beta2 * g * g
     w *= decay
-    w -= step_size * tl.div_rn(m, tl.div_rn(tl.sqrt_rn(v), bias2_sqrt) + eps)
+    w = tl.fma(-step_size, tl.div_rn(m, tl.div_rn(tl.sqrt_rn(v), bias2_sqrt) + eps), w)  # as torch's addcdiv_
     tl.store(m_ptr + offs, m, mask=mask)
     tl.store(v_ptr + offs, v, mask=mask)
     tl.store(w_ptr + offs, w, mask=mask)
@@ -96,6 +94,14 @@ def _blocks(numels):
             rows[1].append(start)
             rows[2].append(n)
     return rows
+
+
+def _bias_corrections(state_steps, beta1, beta2):
+    """(2, T) fp32: per tensor 1 - beta1^s and sqrt(1 - beta2^s) from its step count s, on the device (a few small
+    kernels, which a CUDA graph replays) and in fp64: in fp32, 1 - beta2^s keeps few digits for beta2 near 1 (at
+    0.9999 and s = 1, errors of 1e-4 relative)."""
+    s = torch.stack(state_steps).double()
+    return torch.stack([1 - beta1 ** s, (1 - beta2 ** s).sqrt()]).float()
 
 
 def _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2):
@@ -131,18 +137,18 @@ def adamw(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2
                          weight_decay=weight_decay, eps=eps, found_inf=found_inf)
     device = params[0].device
     torch._foreach_add_(state_steps, 1)
-    addresses = device_table([[t.data_ptr() for t in ts] for ts in (params, grads, exp_avgs, exp_avg_sqs, state_steps)],
-                             device)
+    addresses = device_table([[t.data_ptr() for t in ts] for ts in (params, grads, exp_avgs, exp_avg_sqs)], device)
     numels = tuple(p.numel() for p in params)
     blocks = device_table(lambda: _blocks(numels), device, key=("adamw blocks", BLOCK, numels))
     lr = lr if torch.is_tensor(lr) else torch.full((), lr, device=device)  # a fill kernel, no copy to wait on
     skip = torch.zeros((), device=device) if found_inf is None else found_inf.to(device, torch.float32).reshape(())
     programs = blocks.shape[1]
     if programs:
-        launch(_adamw_kernel)[(programs,)](
-            addresses, blocks, params[0], grads[0], exp_avgs[0], exp_avg_sqs[0], state_steps[0], lr, skip, len(params),
-            programs, beta2, 1 - beta1, 1 - beta2, math.log2(beta1), math.log2(beta2), weight_decay, eps,
-            BLOCK=BLOCK, num_warps=NUM_WARPS)
+        # launched as muon_update's kernels are: an optimizer's step, never traced by torch.compile
+        _adamw_kernel[(programs,)](
+            addresses, blocks, params[0], grads[0], exp_avgs[0], exp_avg_sqs[0],
+            _bias_corrections(state_steps, beta1, beta2), lr, skip, len(params), programs, beta2, 1 - beta1, 1 - beta2,
+            weight_decay, eps, BLOCK=BLOCK, num_warps=NUM_WARPS)
     if found_inf is not None:  # as torch's fused step: a skipped step does not count
         torch._foreach_sub_(state_steps, [skip] * len(state_steps))
 
@@ -150,8 +156,9 @@ def adamw(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2
 class AdamW(torch.optim.AdamW):
     """torch.optim.AdamW with its step by adamw() above: the same arguments and state (a state_dict loads into
     either), learning rates as floats or 0-d device tensors (a CUDA graph's, step_graph.set_lr), found_inf read
-    where train.py sets it. amsgrad, maximize, differentiable and GradScaler's grad_scale (fp16) take
-    torch.optim.AdamW's own step. backend: 'auto' | 'triton' | 'torch', as for every op."""
+    where train.py sets it. amsgrad, maximize, differentiable, complex weights, sparse gradients and GradScaler's
+    grad_scale (fp16) take torch.optim.AdamW's own step. backend: 'auto' | 'triton' | 'torch', as for every op.
+    The state is started as torch.optim.AdamW starts it (its _init_group is private to torch)."""
 
     def __init__(self, params, *args, backend="auto", **kwargs):
         super().__init__(params, *args, **kwargs)
@@ -160,7 +167,9 @@ class AdamW(torch.optim.AdamW):
     @torch.no_grad()
     def step(self, closure=None):
         if getattr(self, "grad_scale", None) is not None or any(
-                g["amsgrad"] or g["maximize"] or g["differentiable"] for g in self.param_groups):
+                g["amsgrad"] or g["maximize"] or g["differentiable"] for g in self.param_groups) or any(
+                torch.is_complex(p) or (p.grad is not None and p.grad.is_sparse)
+                for g in self.param_groups for p in g["params"]):
             return super().step(closure)
         loss = None
         if closure is not None:

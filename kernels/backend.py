@@ -37,15 +37,17 @@ except ImportError:
 
 INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 
-def _interpreter_bf16_as_on_gpu():
-    """Two bf16 gaps in Triton 3.6's CPU interpreter, closed so that it computes what the
-    GPU does: it rounds fp32 -> bf16 toward zero (the GPU rounds to nearest even), and
-    tl.dot multiplies bf16 tiles' raw 16-bit patterns as integers (it gets their fp32
-    values instead: exact, as the tensor cores' products with fp32 accumulation)."""
+def _interpreter_as_on_gpu():
+    """Three gaps in Triton 3.6's CPU interpreter, closed so that it computes what the GPU
+    does: it rounds fp32 -> bf16 toward zero (the GPU rounds to nearest even); tl.dot
+    multiplies bf16 tiles' raw 16-bit patterns as integers (it gets their fp32 values
+    instead: exact, as the tensor cores' products with fp32 accumulation); tl.fma rounds
+    twice, the product and then the sum (the GPU's FMA rounds once: here the fp32 product,
+    exact in fp64, and the sum in fp64, rounded to fp32)."""
     import numpy as np
     from triton.runtime import interpreter
     Builder, TensorHandle = interpreter.InterpreterBuilder, interpreter.TensorHandle
-    cast, create_dot = Builder.cast_impl, Builder.create_dot
+    cast, create_dot, create_fma = Builder.cast_impl, Builder.create_dot, Builder.create_fma
 
     def cast_rne(self, src, dst_type):
         if src.dtype.scalar != tl.float32 or dst_type.scalar != tl.bfloat16:
@@ -61,10 +63,16 @@ def _interpreter_bf16_as_on_gpu():
 
     def create_bf16_dot(self, a, b, d, *args):
         return create_dot(self, as_fp32(a), as_fp32(b), d, *args)
-    Builder.cast_impl, Builder.create_dot = cast_rne, create_bf16_dot
+
+    def create_fused_fma(self, x, y, z):
+        if z.dtype.scalar != tl.float32:
+            return create_fma(self, x, y, z)
+        exact = np.asarray(x.data, np.float64) * np.asarray(y.data, np.float64) + np.asarray(z.data, np.float64)
+        return TensorHandle(exact.astype(np.float32), z.dtype.scalar)
+    Builder.cast_impl, Builder.create_dot, Builder.create_fma = cast_rne, create_bf16_dot, create_fused_fma
 
 if INTERPRET and TRITON_AVAILABLE:
-    _interpreter_bf16_as_on_gpu()
+    _interpreter_as_on_gpu()
 BACKENDS = ("auto", "triton", "torch")
 TRITON_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 
@@ -108,11 +116,12 @@ def use_triton(op, backend, *tensors, limit=None):
 
 @triton.jit
 def lerp(a, b, w):
-    """torch.lerp's formula (a + w (b - a) for w < 0.5, else b - (b - a)(1 - w)), in the kernels that keep an
-    optimizer's moving averages (muon_update, adamw), so theirs round as PyTorch's foreach steps do."""
-    return tl.where(w < 0.5, a + w * (b - a), b - (b - a) * (1.0 - w))
+    """torch.lerp's formula (a + w (b - a) for w < 0.5, else b - (b - a)(1 - w)), each side one FMA as torch's
+    vectorized CPU and CUDA kernels have it, in the kernels that keep an optimizer's moving averages (muon_update,
+    adamw), so theirs round as PyTorch's foreach steps do."""
+    return tl.where(w < 0.5, tl.fma(w, b - a, a), tl.fma(a - b, 1.0 - w, b))
 
-_tables = {}
+_tables, _captured = {}, []
 
 def device_table(rows, device, key=None):
     """A small int64 table on the device (the muon_update and adamw kernels read their tensors'
@@ -120,19 +129,29 @@ def device_table(rows, device, key=None):
     repeat from step to step (the caching allocator hands out the same blocks), and a CUDA
     graph of a step reads the table it was captured with. Copied from pinned memory: a copy
     from pageable memory would wait for the GPU. key: what the rows follow from, where that is
-    shorter than they are (rows is then a function making them, called only for a new key)."""
+    shorter than they are (rows is then a function making them, called only for a new key).
+    A table made while a CUDA graph is captured is filled by the graph's copy at each replay,
+    from its pinned source: both are kept for the process, and the table is not handed to
+    calls outside that graph (it holds nothing before the first replay)."""
     key = (device, tuple(map(tuple, rows)) if key is None else key)
-    if key not in _tables:
-        if len(_tables) >= 64:  # addresses that stopped repeating: start afresh
+    if key in _tables:
+        return _tables[key][1]
+    host = torch.tensor(rows() if callable(rows) else rows, dtype=torch.int64)
+    host = host.pin_memory() if device.type == "cuda" else host
+    table = host.to(device, non_blocking=True)
+    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+        _captured.append((host, table))
+    else:
+        if len(_tables) >= 64:  # addresses that stopped repeating: start afresh (never mid-capture, above)
             _tables.clear()
-        table = torch.tensor(rows() if callable(rows) else rows, dtype=torch.int64)
-        _tables[key] = table.pin_memory().to(device, non_blocking=True) if device.type == "cuda" else table
-    return _tables[key]
+        _tables[key] = (host, table)
+    return table
 
 def device_tables():
-    """The tables made so far. A CUDA graph that captured a kernel reading one reads it at
-    every replay: the graph's owner must hold on to them (the cache may let them go)."""
-    return tuple(_tables.values())
+    """The tables made so far, with their pinned sources. A CUDA graph that captured a kernel
+    reading one reads it at every replay: the graph's owner must hold on to them (the cache
+    may let them go)."""
+    return tuple(_tables.values()) + tuple(_captured)
 
 def cdiv(a, b):
     """ceil(a / b) on the host, as triton.cdiv: Triton's is a constexpr function whose

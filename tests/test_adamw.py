@@ -12,7 +12,7 @@ import torch
 
 import kernels
 adamw_module = importlib.import_module("kernels.adamw")  # (kernels.adamw is the op)
-from conftest import DTYPES, assert_close_3way, count_launches, dtype_id
+from conftest import DTYPES, assert_close_3way, dtype_id
 
 CUDA = torch.cuda.is_available()
 PER_PROGRAM = adamw_module.BLOCK
@@ -20,15 +20,24 @@ CASES = [[(37, 19), (5,), (1,), (3 * PER_PROGRAM + 7,)], [(2 * PER_PROGRAM,)], [
     [[(50304, 768), (2304, 768), (768,), (3072, 768)]] if CUDA else [])
 case_id = lambda c: "+".join("x".join(map(str, s)) for s in c)
 HYPER = dict(lr=3e-3, beta1=0.9, beta2=0.95, eps=1e-8)
+# GPT-2's (nanoGPT's) betas, torch's default beta2 and one nearer 1 (1 - beta2^s in fp32 keeps few digits there),
+# and no momentum at all
+BETAS = [(0.9, 0.95), (0.9, 0.999), (0.9, 0.9999), (0.0, 0.99)]
 
 
 def group(shapes, device, dtype=torch.float32, step=0.0):
-    """(weights, exp_avgs, exp_avg_sqs, step counts) of a group some steps into training."""
+    """(weights, exp_avgs, exp_avg_sqs, step counts) of a group some steps into training; each tensor's count its own
+    (step + 7 i), as torch keeps one per tensor (a weight whose first gradient came late has fewer)."""
     ws = [torch.randn(s, device=device, dtype=dtype) for s in shapes]
     ms = [torch.randn(s, device=device, dtype=dtype) * 1e-2 for s in shapes]
     vs = [torch.rand(s, device=device, dtype=dtype) * 1e-4 for s in shapes]
-    steps = [torch.full((), step, device=device) for _ in shapes]
+    steps = [torch.full((), step + 7 * i, device=device) for i in range(len(shapes))]
     return ws, ms, vs, steps
+
+
+def ulp(w):
+    """One unit in the last place of fp32 at w's scale."""
+    return torch.finfo(torch.float32).eps * w.abs().max().item()
 
 
 def copied(tensors, dtype=None, device=None):
@@ -41,29 +50,33 @@ def run_steps(state, grads, backend, weight_decay, dtype=None, device=None, **kw
     steps = [s.float() for s in steps]
     for gs in grads:
         gs = copied(gs, dtype, device)
+        hyper = dict(HYPER, **kw)
         if backend == "float64":
-            kernels.adamw_ref(ws, gs, ms, vs, steps, weight_decay=weight_decay, **HYPER, **kw)
+            kernels.adamw_ref(ws, gs, ms, vs, steps, weight_decay=weight_decay, **hyper)
         else:
-            kernels.adamw(ws, gs, ms, vs, steps, weight_decay=weight_decay, **HYPER, backend=backend, **kw)
+            kernels.adamw(ws, gs, ms, vs, steps, weight_decay=weight_decay, backend=backend, **hyper)
     return ws, ms, vs, steps
 
 
+@pytest.mark.parametrize("betas", BETAS, ids=lambda b: f"betas{b[0]}-{b[1]}")
 @pytest.mark.parametrize("weight_decay", [0.0, 0.1], ids=["no-wd", "wd"])
 @pytest.mark.parametrize("start", [0.0, 999.0], ids=["first-steps", "later-steps"])
 @pytest.mark.parametrize("shapes", CASES, ids=case_id)
-def test_steps_match_reference(shapes, start, weight_decay, device):
+def test_steps_match_reference(shapes, start, weight_decay, betas, device):
     state = group(shapes, device, step=start)
     grads = [[torch.randn(s, device=device) for s in shapes] for _ in range(3)]
-    got = run_steps(state, grads, "triton", weight_decay)
-    want = run_steps(state, grads, "torch", weight_decay)
-    ref = run_steps(state, grads, "float64", weight_decay, dtype=torch.float64, device="cpu")
+    kw = dict(beta1=betas[0], beta2=betas[1])
+    got = run_steps(state, grads, "triton", weight_decay, **kw)
+    want = run_steps(state, grads, "torch", weight_decay, **kw)
+    ref = run_steps(state, grads, "float64", weight_decay, dtype=torch.float64, device="cpu", **kw)
     for i, w in enumerate(state[0]):
-        # the change, not the weight: rounding the weight itself would hide an error in the update
+        # the change, not the weight: rounding the weight itself would hide an error in the update. Each step
+        # still rounds the stored weight, so the rule's unit in the last place is the weight's (fp32, at its scale)
         change = lambda ws: ws[i].double().cpu() - w.double().cpu()
-        assert_close_3way(f"weight {i}", change(got[0]), change(want[0]), change(ref[0]))
+        assert_close_3way(f"weight {i}", change(got[0]), change(want[0]), change(ref[0]), atol=ulp(w))
         assert_close_3way(f"exp_avg {i}", got[1][i], want[1][i], ref[1][i].to(got[1][i].device))
         assert_close_3way(f"exp_avg_sq {i}", got[2][i], want[2][i], ref[2][i].to(got[2][i].device))
-        assert got[3][i].item() == want[3][i].item() == start + 3
+        assert got[3][i].item() == want[3][i].item() == start + 7 * i + 3
 
 
 def test_found_inf_skips_the_step_and_its_count(device):
@@ -77,7 +90,7 @@ def test_found_inf_skips_the_step_and_its_count(device):
     plain = run_steps(state, grads, "triton", 0.1)
     for a, b in zip(taken, plain):
         assert all(torch.equal(x, y) for x, y in zip(a, b))
-    assert taken[3][0].item() == 5
+    assert [s.item() for s in taken[3]] == [5 + 7 * i for i in range(len(shapes))]
 
 
 def test_lr_as_a_device_tensor(device):
@@ -93,7 +106,13 @@ def test_lr_as_a_device_tensor(device):
 
 
 def test_one_launch_per_group(monkeypatch, device):
-    counts = count_launches(monkeypatch, adamw_module)
+    counts = {"_adamw_kernel": 0}
+    kernel = adamw_module._adamw_kernel
+
+    def run(*args, _run=kernel.run, **kwargs):
+        counts["_adamw_kernel"] += 1
+        return _run(*args, **kwargs)
+    monkeypatch.setattr(kernel, "run", run)
     run_steps(group(CASES[0], device), [[torch.randn(s, device=device) for s in CASES[0]]] * 2, "triton", 0.1)
     assert counts == {"_adamw_kernel": 2}
     run_steps(group(CASES[0], device), [[torch.randn(s, device=device) for s in CASES[0]]], "torch", 0.1)
@@ -146,7 +165,8 @@ def test_optimizer_matches_torch_adamw(device):
     ref, _ = train(torch.optim.AdamW, "cpu", dtype=torch.float64)
     start, _ = train(torch.optim.AdamW, device, steps=0)
     for (name, p), q, r, p0 in zip(got.named_parameters(), want.parameters(), ref.parameters(), start.parameters()):
-        assert_close_3way(name, p.detach() - p0.detach(), q.detach() - p0.detach(), r.detach().to(device) - p0.double())
+        assert_close_3way(name, p.detach() - p0.detach(), q.detach() - p0.detach(), r.detach().to(device) - p0.double(),
+                          atol=ulp(p0.detach()))
     assert all(s["step"].item() == 3 for s in opt.state.values())
 
 
@@ -162,9 +182,97 @@ def test_state_dict_goes_both_ways(device):
             torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
 
 
-def test_amsgrad_takes_torchs_step(device):
-    got, _ = train(kernels.AdamW, device, amsgrad=True)
-    want, _ = train(torch.optim.AdamW, device, amsgrad=True)
+@pytest.mark.parametrize("option", [dict(amsgrad=True), dict(maximize=True)], ids=["amsgrad", "maximize"])
+def test_options_outside_the_kernel_take_torchs_step(option, device):
+    got, _ = train(kernels.AdamW, device, backend="triton", **option)
+    want, _ = train(torch.optim.AdamW, device, **option)
+    assert all(torch.equal(p, q) for p, q in zip(got.parameters(), want.parameters()))
+
+
+def test_grad_scale_takes_torchs_step(monkeypatch, device):
+    """GradScaler (fp16) hands a fused optimizer its scale as the attribute grad_scale: torch's step divides by it."""
+    net, groups = model_params(device)
+    opt = kernels.AdamW(groups, lr=1e-2, backend="triton")
+    taken = []
+    monkeypatch.setattr(torch.optim.AdamW, "step", lambda self, closure=None: taken.append(self))
+    opt.grad_scale = torch.full((), 1024.0, device=device)
+    opt.step()
+    assert taken == [opt]
+
+
+def test_found_inf_set_on_the_optimizer_skips_its_step(device):
+    """train.py sets optimizer.found_inf each step (a non-finite loss or gradient) and steps without a host sync."""
+    net, groups = model_params(device)
+    opt = kernels.AdamW(groups, lr=1e-2, backend="triton")
+    for p in net.parameters():
+        p.grad = torch.randn_like(p)
+    opt.step()  # the state made
+    before = [p.detach().clone() for p in net.parameters()]
+    opt.found_inf = torch.ones((), device=device)
+    opt.step()
+    assert all(torch.equal(p, q) for p, q in zip(net.parameters(), before))
+    assert all(s["step"].item() == 1 for s in opt.state.values())
+    opt.found_inf = torch.zeros((), device=device)
+    opt.step()
+    assert not any(torch.equal(p, q) for p, q in zip(net.parameters(), before))
+    assert all(s["step"].item() == 2 for s in opt.state.values())
+
+
+@pytest.mark.skipif(not CUDA, reason="CUDA weights")
+def test_cuda_weights_with_step_counts_on_the_cpu_take_torchs_foreach_step():
+    """torch.optim.AdamW on CUDA without fused or capturable keeps its step counts on the CPU: the kernel cannot
+    read them, and torch's fused kernel cannot either; its foreach step can."""
+    got, opt = train(kernels.AdamW, "cuda", backend="auto")
+    want, _ = train(torch.optim.AdamW, "cuda", foreach=True)
+    assert all(s["step"].device.type == "cpu" for s in opt.state.values())
+    assert all(torch.equal(p, q) for p, q in zip(got.parameters(), want.parameters()))
+
+
+@pytest.mark.skipif(not CUDA, reason="CUDA graphs")
+def test_replayed_from_a_cuda_graph():
+    """Recorded once and replayed, with the learning rate a tensor set between replays: the same weights and step
+    counts as the steps launched one by one. The gradients are made inside the step, so the recording meets
+    addresses it has not seen: its address table is made during the capture and filled at each replay."""
+    from step_graph import set_lr
+    results = []
+    for graphed in (False, True):
+        net, groups = model_params("cuda")
+        grads = [torch.randn_like(p) for p in net.parameters()]
+        opt = kernels.AdamW(groups, lr=torch.tensor(1e-2, device="cuda"), betas=(0.9, 0.95), fused=True,
+                            capturable=True, backend="triton")
+
+        def step():
+            for p, g in zip(net.parameters(), grads):
+                p.grad = g * 1.0  # a new tensor: inside the recording, at an address of the graph's pool
+            opt.step()
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            step()  # the state made before any recording
+        torch.cuda.current_stream().wait_stream(side)
+        if graphed:
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                step()
+            tables = kernels.device_tables()  # held, as StepGraph holds them
+            step = graph.replay
+        for lr in (1e-2, 5e-3, 1e-3):
+            for g in opt.param_groups:
+                set_lr(g, lr)
+            step()
+        torch.cuda.synchronize()
+        results.append([p.detach().clone() for p in net.parameters()] + [s["step"].clone() for s in opt.state.values()])
+    assert all(torch.equal(a, b) for a, b in zip(*results))
+    assert tables
+
+
+@pytest.mark.skipif(not CUDA, reason="CUDA weights")
+def test_cuda_weights_with_step_counts_on_the_cpu_take_torchs_foreach_step():
+    """torch.optim.AdamW on CUDA without fused or capturable keeps its step counts on the CPU: the kernel cannot
+    read them, and torch's fused kernel cannot either; its foreach step can."""
+    got, opt = train(kernels.AdamW, "cuda", backend="auto")
+    want, _ = train(torch.optim.AdamW, "cuda", foreach=True)
+    assert all(s["step"].device.type == "cpu" for s in opt.state.values())
     assert all(torch.equal(p, q) for p, q in zip(got.parameters(), want.parameters()))
 
 
@@ -200,3 +308,15 @@ def test_replayed_from_a_cuda_graph():
         torch.cuda.synchronize()
         results.append([p.detach().clone() for p in net.parameters()] + [s["step"].clone() for s in opt.state.values()])
     assert all(torch.equal(a, b) for a, b in zip(*results))
+
+
+def test_device_table_made_once_per_key():
+    """The per-program table follows from the tensors' sizes alone: made for a new key only, then the same tensor."""
+    from kernels.backend import device_table
+    made = []
+    rows = lambda: made.append(1) or [[1, 2], [3, 4]]
+    a = device_table(rows, torch.device("cpu"), key=("test table", 1))
+    b = device_table(rows, torch.device("cpu"), key=("test table", 1))
+    c = device_table(rows, torch.device("cpu"), key=("test table", 2))
+    assert a is b and a is not c and len(made) == 2 and a.tolist() == [[1, 2], [3, 4]]
+    assert device_table([[5, 6]], torch.device("cpu")) is device_table([[5, 6]], torch.device("cpu"))
