@@ -12,16 +12,18 @@ counts go back to what they were, with no host sync.
 
 Why a kernel of our own: torch's fused AdamW moves GPT-2 124M's 28 bytes a parameter at 2.57 TB/s on the H100, where a
 plain streaming pass reaches 3.06. This one: 2.97 TB/s (1171 us a step against 1354; in the graphed training step
-AdamW's GPU time 1.32 -> 1.19 ms, docs/perf-notes.md, twenty-sixth session). Each program takes BLOCK elements of
-one tensor; two small tables on the device say which: the tensors' addresses (weight, gradient, m, v), and per
-program its tensor, first element and the tensor's size. The bias corrections come from the step counts on the
-device (in fp64), so a CUDA graph of the step replays with the counts moving.
+AdamW's GPU time 1.32 -> 1.19 ms; both measured before the bias corrections left the kernel: docs/perf-notes.md,
+twenty-sixth session). Each program takes BLOCK elements of one tensor; two small tables on the device say which:
+the tensors' addresses (weight, gradient, m, v), and per program its tensor, first element and the tensor's size.
+The bias corrections come from each tensor's step count on the device (in fp64), so a CUDA graph of the step
+replays with the counts moving.
 
 Constraints: weights, gradients and states fp32, contiguous, of matching shapes, on one device (a GPU, or the CPU
 under Triton's interpreter); the step counts 0-d fp32 tensors there; lr a float or a 0-d tensor there; betas
 floats. Anything else (other dtypes; the step counts on the CPU, as torch keeps them for CUDA weights without fused
 or capturable) runs adamw_ref, with one printed line where Triton could have run. AdamW below takes
-torch.optim.AdamW's own step for amsgrad, maximize, differentiable and GradScaler's grad_scale (fp16).
+torch.optim.AdamW's own step for amsgrad, maximize, differentiable, complex weights, sparse gradients and
+GradScaler's grad_scale (fp16).
 """
 import torch
 from torch.optim.adamw import adamw as torch_adamw
