@@ -266,50 +266,6 @@ def test_replayed_from_a_cuda_graph():
     assert tables
 
 
-@pytest.mark.skipif(not CUDA, reason="CUDA weights")
-def test_cuda_weights_with_step_counts_on_the_cpu_take_torchs_foreach_step():
-    """torch.optim.AdamW on CUDA without fused or capturable keeps its step counts on the CPU: the kernel cannot
-    read them, and torch's fused kernel cannot either; its foreach step can."""
-    got, opt = train(kernels.AdamW, "cuda", backend="auto")
-    want, _ = train(torch.optim.AdamW, "cuda", foreach=True)
-    assert all(s["step"].device.type == "cpu" for s in opt.state.values())
-    assert all(torch.equal(p, q) for p, q in zip(got.parameters(), want.parameters()))
-
-
-@pytest.mark.skipif(not CUDA, reason="CUDA graphs")
-def test_replayed_from_a_cuda_graph():
-    """Recorded once and replayed, with the learning rate a tensor set between replays: the same weights as the
-    steps launched one by one."""
-    from step_graph import set_lr
-    results = []
-    for graphed in (False, True):
-        net, groups = model_params("cuda")
-        opt = kernels.AdamW(groups, lr=torch.tensor(1e-2, device="cuda"), betas=(0.9, 0.95), fused=True,
-                            capturable=True, backend="triton")
-        for p in net.parameters():
-            p.grad = torch.randn_like(p)
-        step = opt.step
-        if graphed:
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                opt.step()  # the state made before the recording
-            torch.cuda.current_stream().wait_stream(side)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                opt.step()
-            step = graph.replay
-        else:
-            opt.step()
-        for lr in (1e-2, 5e-3, 1e-3):  # (the recording ran nothing: these are the steps after the first)
-            for g in opt.param_groups:
-                set_lr(g, lr)
-            step()
-        torch.cuda.synchronize()
-        results.append([p.detach().clone() for p in net.parameters()] + [s["step"].clone() for s in opt.state.values()])
-    assert all(torch.equal(a, b) for a, b in zip(*results))
-
-
 def test_device_table_made_once_per_key():
     """The per-program table follows from the tensors' sizes alone: made for a new key only, then the same tensor."""
     from kernels.backend import device_table
