@@ -65,7 +65,7 @@ def _adamw_kernel(
     m_ptr = tl.load(ADDRESSES + 2 * num_tensors + t).to(M.dtype)
     v_ptr = tl.load(ADDRESSES + 3 * num_tensors + t).to(V.dtype)
     lr = tl.load(LR).to(tl.float32)
-    step_size = lr / tl.load(BIAS + t)
+    step_size = tl.div_rn(lr, tl.load(BIAS + t))
     bias2_sqrt = tl.load(BIAS + num_tensors + t)
     decay = 1.0 - lr * weight_decay  # one rounding of w, as torch's foreach step (its fused kernel rounds twice)
     offs = start + tl.arange(0, BLOCK)
@@ -81,9 +81,10 @@ def _adamw_kernel(
     tl.store(w_ptr + offs, w, mask=mask)
 
 
-# Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). On the H100 over GPT-2's 75 tensors: 1182 us
-# a step (2.95 TB/s) against torch's fused 1355; more per program (a loop of 2, 4, 8 such blocks) 1191, 1208, 1232 us,
-# and 2048 or 4096 with 8 warps 1273 and 1500 (docs/runs/2026-11-27-issue8-s26/, calls 4-5)
+# Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). On the H100 over GPT-2's 75 tensors: 1171-1182
+# us a step (2.95-2.97 TB/s) against torch's fused 1354; more per program (a loop of 2, 4, 8 such blocks) 1191, 1208,
+# 1232 us, and 2048 or 4096 with 8 warps 1273 and 1500 (docs/runs/2026-11-27-issue8-s26/, calls 4-6). The interpreter
+# takes 64, so the tests' tensors span many programs
 BLOCK, NUM_WARPS = (64, 4) if INTERPRET else (1024, 4)
 
 
