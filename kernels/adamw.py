@@ -1,6 +1,6 @@
 """
-AdamW's step for every tensor of a parameter group in one launch: torch.optim.AdamW's update (decoupled weight
-decay). No gradient: an optimizer's step, in place.
+AdamW's step for every tensor of a parameter group in one launch (after a few small kernels that make the bias
+corrections): torch.optim.AdamW's update (decoupled weight decay). No gradient: an optimizer's step, in place.
 
 Per parameter w with gradient g, exp_avg m, exp_avg_sq v and step count s (incremented first), in fp32:
     w <- (1 - lr wd) w
@@ -34,10 +34,16 @@ from kernels.backend import triton, tl, use_triton, device_table, lerp, INTERPRE
 def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2, weight_decay, eps,
               found_inf=None):
     """torch.optim.AdamW's functional step: its fused kernel where the tensors and step counts are on a GPU, foreach
-    otherwise (which has no found_inf: decided on the host there)."""
+    otherwise (which has no found_inf, and takes lr as a number: both read on the host there, so not in a CUDA
+    graph's recording, which would keep the host's values)."""
     fused = params[0].is_cuda and state_steps[0].device == params[0].device
-    if found_inf is not None and not fused and found_inf.item():
-        return
+    if not fused:
+        if params[0].is_cuda and torch.cuda.is_current_stream_capturing():
+            raise RuntimeError("adamw: step counts on the CPU cannot be recorded in a CUDA graph (as torch.optim.AdamW: "
+                               "fused=True or capturable=True keeps them on the GPU)")
+        if found_inf is not None and found_inf.item():
+            return
+        lr = lr.item() if torch.is_tensor(lr) else lr
     torch_adamw(params, grads, exp_avgs, exp_avg_sqs, [], state_steps, foreach=not fused, fused=fused,
                 found_inf=found_inf if fused else None, has_complex=any(torch.is_complex(p) for p in params),
                 amsgrad=False, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, maximize=False)

@@ -43,7 +43,8 @@ def _interpreter_as_on_gpu():
     multiplies bf16 tiles' raw 16-bit patterns as integers (it gets their fp32 values
     instead: exact, as the tensor cores' products with fp32 accumulation); tl.fma rounds
     twice, the product and then the sum (the GPU's FMA rounds once: here the fp32 product,
-    exact in fp64, and the sum in fp64, rounded to fp32)."""
+    exact in fp64, and the sum in fp64, rounded to fp32: once but for the rare sums that
+    fp64 cannot hold either)."""
     import numpy as np
     from triton.runtime import interpreter
     Builder, TensorHandle = interpreter.InterpreterBuilder, interpreter.TensorHandle
@@ -139,13 +140,17 @@ def device_table(rows, device, key=None):
     host = torch.tensor(rows() if callable(rows) else rows, dtype=torch.int64)
     host = host.pin_memory() if device.type == "cuda" else host
     table = host.to(device, non_blocking=True)
-    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+    if _capturing(device):
         _captured.append((host, table))
     else:
         if len(_tables) >= 64:  # addresses that stopped repeating: start afresh (never mid-capture, above)
             _tables.clear()
         _tables[key] = (host, table)
     return table
+
+def _capturing(device):
+    """Whether the current stream of `device` is capturing a CUDA graph."""
+    return device.type == "cuda" and torch.cuda.is_current_stream_capturing()
 
 def device_tables():
     """The tables made so far, with their pinned sources. A CUDA graph that captured a kernel

@@ -218,6 +218,53 @@ def test_found_inf_set_on_the_optimizer_skips_its_step(device):
     assert all(s["step"].item() == 2 for s in opt.state.values())
 
 
+def test_complex_weights_take_torchs_step(device):
+    torch.manual_seed(0)
+    ws = [torch.randn(5, 3, dtype=torch.complex64, device=device) for _ in range(2)]
+    got, want = [torch.nn.Parameter(w.clone()) for w in ws], [torch.nn.Parameter(w.clone()) for w in ws]
+    opt, ref = kernels.AdamW(got, lr=1e-2, backend="triton"), torch.optim.AdamW(want, lr=1e-2)
+    for _ in range(2):
+        grads = [torch.randn_like(w) for w in ws]
+        for ps, o in ((got, opt), (want, ref)):
+            for p, g in zip(ps, grads):
+                p.grad = g.clone()
+            o.step()
+    assert all(torch.equal(p, q) for p, q in zip(got, want))
+
+
+def test_found_inf_skips_torchs_step_too(device):
+    """backend='torch' (and what the kernel cannot take) skips on found_inf as the kernel does."""
+    state = group(CASES[0], device, step=4.0)
+    grads = [[torch.randn(s, device=device) for s in CASES[0]]]
+    skipped = run_steps(state, grads, "torch", 0.1, found_inf=torch.ones((), device=device))
+    for before, after in zip(state, skipped):
+        assert all(torch.equal(a, b) for a, b in zip(before, after))
+
+
+def test_a_table_made_while_a_graph_is_recorded_stays_out_of_the_cache(monkeypatch):
+    """Such a table holds nothing until the graph is replayed: kept (with its pinned source) for the graph's owner,
+    never handed to a call outside the recording."""
+    from kernels import backend
+    rows = [[11, 12, 13]]
+    monkeypatch.setattr(backend, "_capturing", lambda device: True)
+    recorded = backend.device_table(rows, torch.device("cpu"))
+    monkeypatch.setattr(backend, "_capturing", lambda device: False)
+    eager = backend.device_table(rows, torch.device("cpu"))
+    assert eager is not recorded and eager.tolist() == rows
+    held = [table for _, table in backend.device_tables()]
+    assert any(t is recorded for t in held) and any(t is eager for t in held)
+
+
+@pytest.mark.skipif(not CUDA, reason="CUDA weights")
+def test_capturable_keeps_the_step_counts_on_the_gpu():
+    net, groups = model_params("cuda")
+    opt = kernels.AdamW(groups, lr=1e-2, capturable=True, backend="triton")
+    for p in net.parameters():
+        p.grad = torch.randn_like(p)
+    opt.step()
+    assert all(s["step"].is_cuda for s in opt.state.values())
+
+
 @pytest.mark.skipif(not CUDA, reason="CUDA weights")
 def test_cuda_weights_with_step_counts_on_the_cpu_take_torchs_foreach_step():
     """torch.optim.AdamW on CUDA without fused or capturable keeps its step counts on the CPU: the kernel cannot
