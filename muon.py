@@ -166,9 +166,7 @@ class Muon(torch.optim.Optimizer):
     def _adamw_step(self, group, params):
         for p in params:
             if not self.state[p]:  # the step count on the GPU for the fused kernels, on the CPU for foreach
-                self.state[p]['step'] = torch.zeros((), dtype=torch.float32, device=p.device if group['fused'] else 'cpu')
-                self.state[p]['exp_avg'] = torch.zeros_like(p)
-                self.state[p]['exp_avg_sq'] = torch.zeros_like(p)
+                self.state[p].update(kernels.adamw_state(p, group['fused']))
         state = [self.state[p] for p in params]
         beta1, beta2 = group['betas']
         kernels.adamw(params, [p.grad for p in params], [s['exp_avg'] for s in state], [s['exp_avg_sq'] for s in state],

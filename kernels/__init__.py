@@ -15,4 +15,4 @@ from kernels.attention import flash_attention, flash_attention_qkv, flash_attent
 from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref, unfused_cross_entropy
 from kernels.newton_schulz import newton_schulz, newton_schulz_ref
 from kernels.muon_update import muon_momentum, muon_momentum_ref, muon_apply, muon_apply_ref
-from kernels.adamw import adamw, adamw_ref, AdamW
+from kernels.adamw import adamw, adamw_ref, adamw_state, AdamW

@@ -162,12 +162,19 @@ def adamw(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2
         torch._foreach_sub_(state_steps, [skip] * len(state_steps))
 
 
+def adamw_state(p, on_device):
+    """A weight's AdamW state as torch.optim.AdamW starts it (its _init_group is private to torch): the step count on
+    the weight's device where the step is fused or capturable, else on the CPU."""
+    return dict(step=torch.zeros((), dtype=torch.float32, device=p.device if on_device else "cpu"),
+                exp_avg=torch.zeros_like(p, memory_format=torch.preserve_format),
+                exp_avg_sq=torch.zeros_like(p, memory_format=torch.preserve_format))
+
+
 class AdamW(torch.optim.AdamW):
     """torch.optim.AdamW with its step by adamw() above: the same arguments and state (a state_dict loads into
     either), learning rates as floats or 0-d device tensors (a CUDA graph's, step_graph.set_lr), found_inf read
     where train.py sets it. amsgrad, maximize, differentiable, complex weights, sparse gradients and GradScaler's
-    grad_scale (fp16) take torch.optim.AdamW's own step. backend: 'auto' | 'triton' | 'torch', as for every op.
-    The state is started as torch.optim.AdamW starts it (its _init_group is private to torch)."""
+    grad_scale (fp16) take torch.optim.AdamW's own step. backend: 'auto' | 'triton' | 'torch', as for every op."""
 
     def __init__(self, params, *args, backend="auto", **kwargs):
         super().__init__(params, *args, **kwargs)
@@ -187,12 +194,8 @@ class AdamW(torch.optim.AdamW):
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
             for p in params:
-                state = self.state[p]
-                if not state:  # as torch.optim.AdamW starts it: the count on the device for fused or capturable
-                    on_device = group["fused"] or group["capturable"]
-                    state["step"] = torch.zeros((), dtype=torch.float32, device=p.device if on_device else "cpu")
-                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                    state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                if not self.state[p]:
+                    self.state[p].update(adamw_state(p, group["fused"] or group["capturable"]))
             states = [self.state[p] for p in params]
             beta1, beta2 = group["betas"]
             adamw(params, [p.grad for p in params], [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states],
