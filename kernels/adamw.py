@@ -1,22 +1,24 @@
 """
-AdamW's step for every tensor of a parameter group in one launch (after a few small kernels that make the bias
-corrections): torch.optim.AdamW's update (decoupled weight decay). No gradient: an optimizer's step, in place.
+AdamW's step for every tensor of a parameter group in one launch: torch.optim.AdamW's update (decoupled weight
+decay). No gradient: an optimizer's step, in place.
 
-Per parameter w with gradient g, exp_avg m, exp_avg_sq v and step count s (incremented first), in fp32:
-    w <- (1 - lr wd) w
-    m <- lerp(m, g, 1 - beta1) = beta1 m + (1 - beta1) g
-    v <- beta2 v + (1 - beta2) g^2
-    w <- w - lr / (1 - beta1^s) * m / (sqrt(v) / sqrt(1 - beta2^s) + eps)
+Per parameter w with gradient g, exp_avg m, exp_avg_sq v and step count s (incremented first):
+    w <- (1 - lr wd) w                                                    fp32
+    m <- beta1 m + (1 - beta1) g                                          fp64, rounded once to fp32
+    v <- beta2 v + (1 - beta2) g^2                                        fp64, rounded once to fp32
+    w <- w - lr / (1 - beta1^s) * m / (sqrt(v) / sqrt(1 - beta2^s) + eps) fp32, the corrections from fp64
+The moments as torch's fused CUDA step makes them (its betas are doubles); in fp32 they would round two or three
+times an element a step, and the GPU's fused step is the reference the tests hold this one to.
 found_inf (a device scalar, as train.py sets it on the optimizer): where it is not 0 nothing changes and the step
 counts go back to what they were, with no host sync.
 
 Why a kernel of our own: torch's fused AdamW moves GPT-2 124M's 28 bytes a parameter at 2.57 TB/s on the H100, where a
-plain streaming pass reaches 3.06. This one: 2.97 TB/s (1171 us a step against 1354; in the graphed training step
-AdamW's GPU time 1.32 -> 1.19 ms; both measured before the bias corrections left the kernel: docs/perf-notes.md,
-twenty-sixth session). Each program takes BLOCK elements of one tensor; two small tables on the device say which:
-the tensors' addresses (weight, gradient, m, v), and per program its tensor, first element and the tensor's size.
-The bias corrections come from each tensor's step count on the device (in fp64), so a CUDA graph of the step
-replays with the counts moving.
+plain streaming pass reaches 3.06. This one: 2.90 TB/s, 1203 us a step against 1357 (1170 us with the moments in
+fp32, 1243 with the decay and the denominator in fp64 too: docs/perf-notes.md, twenty-seventh session). Each
+program takes BLOCK elements of one tensor; three small tables on the device say which:
+the tensors' addresses (weight, gradient, m, v, step count), per program its tensor, first element and the tensor's
+size, and the hyperparameters in fp64. Each program makes its tensor's bias corrections from the step count on the
+device, so a CUDA graph of the step replays with the counts moving.
 
 Constraints: weights, gradients and states fp32, contiguous, of matching shapes, on one device (a GPU, or the CPU
 under Triton's interpreter); the step counts 0-d fp32 tensors there; lr a float or a 0-d tensor there; betas
@@ -28,7 +30,7 @@ GradScaler's grad_scale (fp16).
 import torch
 from torch.optim.adamw import adamw as torch_adamw
 
-from kernels.backend import triton, tl, use_triton, device_table, lerp, INTERPRET
+from kernels.backend import triton, tl, use_triton, device_table, INTERPRET
 
 
 def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2, weight_decay, eps,
@@ -51,17 +53,18 @@ def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, b
 
 @triton.jit
 def _adamw_kernel(
-    ADDRESSES,  # (4, num_tensors) int64: per tensor the address of its weight, gradient, exp_avg and exp_avg_sq
+    ADDRESSES,  # (5, num_tensors) int64: per tensor the address of its weight, gradient, exp_avg, exp_avg_sq, step count
     BLOCKS,     # (3, programs) int64: per program its tensor, its first element, and that tensor's size
-    W, G, M, V,  # the first weight, gradient, exp_avg and exp_avg_sq: each list's pointer type
-    BIAS,       # (2, num_tensors) fp32: per tensor 1 - beta1^s and sqrt(1 - beta2^s), s its step count
+    W, G, M, V, S,  # the first weight, gradient, exp_avg, exp_avg_sq and step count: each list's pointer type
+    HYPER,      # (4,) fp64: beta1, beta2, weight_decay, eps (Triton would pass numbers in fp32)
     LR,         # () the learning rate, read on the device so that each replay of a CUDA graph takes the current one
-    SKIP,       # () fp32 found_inf: not 0 = leave everything as it is
-    num_tensors, programs, beta2, one_minus_beta1, one_minus_beta2, weight_decay, eps,
+    SKIP,       # () found_inf, or None: not 0 = leave everything as it is
+    num_tensors, programs,
     BLOCK: tl.constexpr,
 ):
-    if tl.load(SKIP) != 0:
-        return
+    if SKIP is not None:
+        if tl.load(SKIP) != 0:
+            return
     pid = tl.program_id(0)
     t = tl.load(BLOCKS + pid)
     start = tl.load(BLOCKS + programs + pid)
@@ -70,26 +73,33 @@ def _adamw_kernel(
     g_ptr = tl.load(ADDRESSES + num_tensors + t).to(G.dtype)
     m_ptr = tl.load(ADDRESSES + 2 * num_tensors + t).to(M.dtype)
     v_ptr = tl.load(ADDRESSES + 3 * num_tensors + t).to(V.dtype)
+    s = tl.load(tl.load(ADDRESSES + 4 * num_tensors + t).to(S.dtype)).to(tl.float64)
+    beta1, beta2 = tl.load(HYPER), tl.load(HYPER + 1)
+    weight_decay, eps = tl.load(HYPER + 2), tl.load(HYPER + 3)
     lr = tl.load(LR).to(tl.float32)
-    step_size = tl.div_rn(lr, tl.load(BIAS + t))
-    bias2_sqrt = tl.load(BIAS + num_tensors + t)
-    decay = 1.0 - lr * weight_decay  # one rounding of w, as torch's foreach step (its fused kernel rounds twice)
+    # per program the bias corrections in fp64 (in fp32, 1 - beta2^s keeps few digits for beta2 near 1); per element
+    # the moments in fp64, rounded once, as torch's fused CUDA step makes them (its numbers are doubles): in fp32 they
+    # would round two or three times
+    step_size = tl.div_rn(lr, (1 - tl.exp2(s * tl.log2(beta1))).to(tl.float32))
+    bias2_sqrt = tl.sqrt(1 - tl.exp2(s * tl.log2(beta2))).to(tl.float32)
+    decay = 1.0 - lr * weight_decay.to(tl.float32)  # one rounding of w, as torch's foreach step
     offs = start + tl.arange(0, BLOCK)
     mask = offs < n
     w = tl.load(w_ptr + offs, mask=mask)
-    g = tl.load(g_ptr + offs, mask=mask)
-    m = lerp(tl.load(m_ptr + offs, mask=mask), g, one_minus_beta1)  # as torch's foreach step
-    v = beta2 * tl.load(v_ptr + offs, mask=mask) + one_minus_beta2 * g * g
+    g = tl.load(g_ptr + offs, mask=mask).to(tl.float64)
+    m = (beta1 * tl.load(m_ptr + offs, mask=mask) + (1 - beta1) * g).to(tl.float32)
+    v = (beta2 * tl.load(v_ptr + offs, mask=mask) + (1 - beta2) * g * g).to(tl.float32)
     w *= decay
-    w = tl.fma(-step_size, tl.div_rn(m, tl.div_rn(tl.sqrt_rn(v), bias2_sqrt) + eps), w)  # as torch's addcdiv_
+    w = tl.fma(-step_size, tl.div_rn(m, tl.div_rn(tl.sqrt_rn(v), bias2_sqrt) + eps.to(tl.float32)), w)  # as addcdiv_
     tl.store(m_ptr + offs, m, mask=mask)
     tl.store(v_ptr + offs, v, mask=mask)
     tl.store(w_ptr + offs, w, mask=mask)
 
 
-# Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). On the H100 over GPT-2's 75 tensors: 1171-1182
-# us a step (2.95-2.97 TB/s) against torch's fused 1354; more per program (a loop of 2, 4, 8 such blocks) 1191, 1208,
-# 1232 us, and 2048 or 4096 with 8 warps 1273 and 1500 (docs/runs/2026-11-27-issue8-s26/, calls 4-6). The interpreter
+# Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). On the H100 over GPT-2's 75 tensors, the kernel
+# with fp32 moments: 1171-1182 us a step (2.95-2.97 TB/s) against torch's fused 1354; more per program (a loop of 2, 4,
+# 8 such blocks) 1191, 1208, 1232 us, and 2048 or 4096 with 8 warps 1273 and 1500 (docs/runs/2026-11-27-issue8-s26/,
+# calls 4-6). The interpreter
 # takes 64, so the tests' tensors span many programs
 BLOCK, NUM_WARPS = (64, 4) if INTERPRET else (1024, 4)
 
@@ -103,14 +113,6 @@ def _blocks(numels):
             rows[1].append(start)
             rows[2].append(n)
     return rows
-
-
-def _bias_corrections(state_steps, beta1, beta2):
-    """(2, T) fp32: per tensor 1 - beta1^s and sqrt(1 - beta2^s) from its step count s, on the device (a few small
-    kernels, which a CUDA graph replays) and in fp64: in fp32, 1 - beta2^s keeps few digits for beta2 near 1 (at
-    0.9999 and s = 1, errors of 1e-4 relative)."""
-    s = torch.stack(state_steps).double()
-    return torch.stack([1 - beta1 ** s, (1 - beta2 ** s).sqrt()]).float()
 
 
 def _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2):
@@ -146,18 +148,19 @@ def adamw(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2
                          weight_decay=weight_decay, eps=eps, found_inf=found_inf)
     device = params[0].device
     torch._foreach_add_(state_steps, 1)
-    addresses = device_table([[t.data_ptr() for t in ts] for ts in (params, grads, exp_avgs, exp_avg_sqs)], device)
+    addresses = device_table([[t.data_ptr() for t in ts] for ts in (params, grads, exp_avgs, exp_avg_sqs, state_steps)],
+                             device)
     numels = tuple(p.numel() for p in params)
     blocks = device_table(lambda: _blocks(numels), device, key=("adamw blocks", BLOCK, numels))
     lr = lr if torch.is_tensor(lr) else torch.full((), lr, device=device)  # a fill kernel, no copy to wait on
-    skip = torch.zeros((), device=device) if found_inf is None else found_inf.to(device, torch.float32).reshape(())
+    skip = None if found_inf is None else found_inf.to(device, torch.float32).reshape(())
     programs = blocks.shape[1]
     if programs:
         # launched as muon_update's kernels are: an optimizer's step, never traced by torch.compile
         _adamw_kernel[(programs,)](
-            addresses, blocks, params[0], grads[0], exp_avgs[0], exp_avg_sqs[0],
-            _bias_corrections(state_steps, beta1, beta2), lr, skip, len(params), programs, beta2, 1 - beta1, 1 - beta2,
-            weight_decay, eps, BLOCK=BLOCK, num_warps=NUM_WARPS)
+            addresses, blocks, params[0], grads[0], exp_avgs[0], exp_avg_sqs[0], state_steps[0],
+            device_table([[beta1, beta2, weight_decay, eps]], device, dtype=torch.float64), lr, skip,
+            len(params), programs, BLOCK=BLOCK, num_warps=NUM_WARPS)
     if found_inf is not None:  # as torch's fused step: a skipped step does not count
         torch._foreach_sub_(state_steps, [skip] * len(state_steps))
 

@@ -115,18 +115,11 @@ def use_triton(op, backend, *tensors, limit=None):
         say_once(f"{op}: using PyTorch ({unsupported})")
     return False
 
-@triton.jit
-def lerp(a, b, w):
-    """torch.lerp's formula (a + w (b - a) for w < 0.5, else b - (b - a)(1 - w)), each side one FMA as torch's
-    vectorized CPU and CUDA kernels have it, in the kernels that keep an optimizer's moving averages (muon_update,
-    adamw), so theirs round as PyTorch's foreach steps do."""
-    return tl.where(w < 0.5, tl.fma(w, b - a, a), tl.fma(a - b, 1.0 - w, b))
-
 _tables, _captured = {}, []
 
-def device_table(rows, device, key=None):
-    """A small int64 table on the device (the muon_update and adamw kernels read their tensors'
-    addresses from one), made once per content: the addresses of a training run's tensors
+def device_table(rows, device, key=None, dtype=torch.int64):
+    """A small table on the device, int64 unless dtype says (the muon_update and adamw kernels read
+    their tensors' addresses from one), made once per content: the addresses of a training run's tensors
     repeat from step to step (the caching allocator hands out the same blocks), and a CUDA
     graph of a step reads the table it was captured with. Copied from pinned memory: a copy
     from pageable memory would wait for the GPU. key: what the rows follow from, where that is
@@ -134,10 +127,10 @@ def device_table(rows, device, key=None):
     A table made while a CUDA graph is captured is filled by the graph's copy at each replay,
     from its pinned source: both are kept for the process, and the table is not handed to
     calls outside that graph (it holds nothing before the first replay)."""
-    key = (device, tuple(map(tuple, rows)) if key is None else key)
+    key = (device, dtype, tuple(map(tuple, rows)) if key is None else key)
     if key in _tables:
         return _tables[key][1]
-    host = torch.tensor(rows() if callable(rows) else rows, dtype=torch.int64)
+    host = torch.tensor(rows() if callable(rows) else rows, dtype=dtype)
     host = host.pin_memory() if device.type == "cuda" else host
     table = host.to(device, non_blocking=True)
     if _capturing(device):

@@ -30,7 +30,14 @@ gradients.
 """
 import torch
 
-from kernels.backend import triton, tl, use_triton, cdiv, device_table, lerp, INTERPRET
+from kernels.backend import triton, tl, use_triton, cdiv, device_table, INTERPRET
+
+
+@triton.jit
+def lerp(a, b, w):
+    """torch.lerp's formula (a + w (b - a) for w < 0.5, else b - (b - a)(1 - w)), each side one FMA as torch's
+    vectorized CPU and CUDA kernels have it, so the momentum rounds as PyTorch's foreach step does."""
+    return tl.where(w < 0.5, tl.fma(w, b - a, a), tl.fma(a - b, 1.0 - w, b))
 
 
 def _wide(t):

@@ -203,7 +203,8 @@ def test_grad_scale_takes_torchs_step(monkeypatch, device):
 def test_found_inf_set_on_the_optimizer_skips_its_step(device):
     """train.py sets optimizer.found_inf each step (a non-finite loss or gradient) and steps without a host sync."""
     net, groups = model_params(device)
-    opt = kernels.AdamW(groups, lr=1e-2, backend="triton")
+    # fused on CUDA, as configure_optimizers builds it: the step counts on the GPU, where the kernel reads them
+    opt = kernels.AdamW(groups, lr=1e-2, backend="triton", **(dict(fused=True) if CUDA else {}))
     for p in net.parameters():
         p.grad = torch.randn_like(p)
     opt.step()  # the state made
@@ -323,3 +324,18 @@ def test_device_table_made_once_per_key():
     c = device_table(rows, torch.device("cpu"), key=("test table", 2))
     assert a is b and a is not c and len(made) == 2 and a.tolist() == [[1, 2], [3, 4]]
     assert device_table([[5, 6]], torch.device("cpu")) is device_table([[5, 6]], torch.device("cpu"))
+    as_float = device_table([[5, 6]], torch.device("cpu"), dtype=torch.float64)  # equal rows, another table
+    assert as_float.dtype == torch.float64 and as_float is not device_table([[5, 6]], torch.device("cpu"))
+
+
+@pytest.mark.parametrize("betas", BETAS, ids=lambda b: f"betas{b[0]}-{b[1]}")
+def test_moments_are_rounded_once_from_fp64(betas, device):
+    """exp_avg and exp_avg_sq as torch's fused CUDA step makes them: the update in fp64 (its betas are doubles),
+    rounded once to fp32; bit for bit (fp32 arithmetic rounds two or three times, and differs in ~1 element of 3)."""
+    ws, ms, vs, steps = group(CASES[0], device, step=3.0)
+    gs = [torch.randn_like(w) for w in ws]
+    beta1, beta2 = betas
+    want_m = [(beta1 * m.double() + (1 - beta1) * g.double()).float() for m, g in zip(ms, gs)]
+    want_v = [(beta2 * v.double() + (1 - beta2) * g.double() ** 2).float() for v, g in zip(vs, gs)]
+    kernels.adamw(ws, gs, ms, vs, steps, weight_decay=0.1, backend="triton", **dict(HYPER, beta1=beta1, beta2=beta2))
+    assert all(torch.equal(a, b) for a, b in zip(ms, want_m)) and all(torch.equal(a, b) for a, b in zip(vs, want_v))
