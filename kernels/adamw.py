@@ -7,8 +7,9 @@ Per parameter w with gradient g, exp_avg m, exp_avg_sq v and step count s (incre
     m <- beta1 m + (1 - beta1) g                                          fp64, rounded once to fp32
     v <- beta2 v + (1 - beta2) g^2                                        fp64, rounded once to fp32
     w <- w - lr / (1 - beta1^s) * m / (sqrt(v) / sqrt(1 - beta2^s) + eps) fp32, the corrections from fp64
-The moments as torch's fused CUDA step makes them (its betas are doubles); in fp32 they would round two or three
-times an element a step, and the GPU's fused step is the reference the tests hold this one to.
+The moments rounded once from fp64, the closest fp32 holds: in fp32 they would round two or three times an element a
+step, and the tests hold this step to torch's fused one on the GPU (whose arithmetic differs between torch releases:
+doubles in some, fp32 FMAs in others) and its foreach one on the CPU.
 found_inf (a device scalar, as train.py sets it on the optimizer): where it is not 0 nothing changes and the step
 counts go back to what they were, with no host sync.
 
@@ -78,8 +79,7 @@ def _adamw_kernel(
     weight_decay, eps = tl.load(HYPER + 2), tl.load(HYPER + 3)
     lr = tl.load(LR).to(tl.float32)
     # per program the bias corrections in fp64 (in fp32, 1 - beta2^s keeps few digits for beta2 near 1); per element
-    # the moments in fp64, rounded once, as torch's fused CUDA step makes them (its numbers are doubles): in fp32 they
-    # would round two or three times
+    # the moments in fp64, rounded once: the closest fp32 holds (in fp32 they would round two or three times)
     step_size = tl.div_rn(lr, (1 - tl.exp2(s * tl.log2(beta1))).to(tl.float32))
     bias2_sqrt = tl.sqrt(1 - tl.exp2(s * tl.log2(beta2))).to(tl.float32)
     decay = 1.0 - lr * weight_decay.to(tl.float32)  # one rounding of w, as torch's foreach step
@@ -99,8 +99,7 @@ def _adamw_kernel(
 # Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). On the H100 over GPT-2's 75 tensors, the kernel
 # with fp32 moments: 1171-1182 us a step (2.95-2.97 TB/s) against torch's fused 1354; more per program (a loop of 2, 4,
 # 8 such blocks) 1191, 1208, 1232 us, and 2048 or 4096 with 8 warps 1273 and 1500 (docs/runs/2026-11-27-issue8-s26/,
-# calls 4-6). The interpreter
-# takes 64, so the tests' tensors span many programs
+# calls 4-6). The interpreter takes 64, so the tests' tensors span many programs
 BLOCK, NUM_WARPS = (64, 4) if INTERPRET else (1024, 4)
 
 
@@ -131,6 +130,8 @@ def _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2
         return "lr a tensor not on the weights' device"
     if torch.is_tensor(beta1) or torch.is_tensor(beta2):
         return "betas as tensors"
+    if not (0 <= beta1 < 1 and 0 <= beta2 < 1):  # the kernel's beta^s goes through log2(beta)
+        return "betas outside [0, 1)"
     return None
 
 
