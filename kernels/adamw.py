@@ -31,7 +31,7 @@ GradScaler's grad_scale (fp16).
 import torch
 from torch.optim.adamw import adamw as torch_adamw
 
-from kernels.backend import triton, tl, use_triton, device_table, INTERPRET
+from kernels.backend import triton, tl, use_triton, device_table, device_scalar, INTERPRET
 
 
 def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2, weight_decay, eps,
@@ -153,14 +153,14 @@ def adamw(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2
                              device)
     numels = tuple(p.numel() for p in params)
     blocks = device_table(lambda: _blocks(numels), device, key=("adamw blocks", BLOCK, numels))
-    lr = lr if torch.is_tensor(lr) else torch.full((), lr, device=device)  # a fill kernel, no copy to wait on
-    skip = None if found_inf is None else found_inf.to(device, torch.float32).reshape(())
+    skip = None if found_inf is None else device_scalar(found_inf, device)
     programs = blocks.shape[1]
     if programs:
         # launched as muon_update's kernels are: an optimizer's step, never traced by torch.compile
         _adamw_kernel[(programs,)](
             addresses, blocks, params[0], grads[0], exp_avgs[0], exp_avg_sqs[0], state_steps[0],
-            device_table([[beta1, beta2, weight_decay, eps]], device, dtype=torch.float64), lr, skip,
+            device_table([[beta1, beta2, weight_decay, eps]], device, dtype=torch.float64),
+            device_scalar(lr, device), skip,
             len(params), programs, BLOCK=BLOCK, num_warps=NUM_WARPS)
     if found_inf is not None:  # as torch's fused step: a skipped step does not count
         torch._foreach_sub_(state_steps, [skip] * len(state_steps))

@@ -151,6 +151,11 @@ def device_tables():
     may let them go)."""
     return tuple(_tables.values()) + tuple(_captured)
 
+def device_scalar(x, device):
+    """x, a number or a 0-d tensor, as a 0-d fp32 tensor on `device` for a kernel to read there
+    (a CUDA graph's replays read its current value): a number by a fill kernel, no copy to wait on."""
+    return x.to(device, torch.float32).reshape(()) if torch.is_tensor(x) else torch.full((), x, device=device)
+
 def cdiv(a, b):
     """ceil(a / b) on the host, as triton.cdiv: Triton's is a constexpr function whose
     wrapper costs ~2 us a call, a launch's share of host time in an eager step."""

@@ -30,11 +30,11 @@ gradients.
 """
 import torch
 
-from kernels.backend import triton, tl, use_triton, cdiv, device_table, INTERPRET
+from kernels.backend import triton, tl, use_triton, cdiv, device_table, device_scalar, INTERPRET
 
 
 @triton.jit
-def lerp(a, b, w):
+def _lerp(a, b, w):
     """torch.lerp's formula (a + w (b - a) for w < 0.5, else b - (b - a)(1 - w)), each side one FMA as torch's
     vectorized CPU and CUDA kernels have it, so the momentum rounds as PyTorch's foreach step does."""
     return tl.where(w < 0.5, tl.fma(w, b - a, a), tl.fma(a - b, 1.0 - w, b))
@@ -79,9 +79,9 @@ def _momentum_tile(G, BUF, U, R, C, t, momentum, keep, TRANSPOSED: tl.constexpr,
     kept = tl.where(keep, mask, False)  # (mask & keep: the CPU interpreter cannot and a block with a scalar)
     g = tl.load(G + offs, mask=kept, other=0.0).to(tl.float32)
     buf = tl.load(BUF + offs, mask=kept, other=0.0).to(tl.float32)
-    buf = lerp(buf, g, 1.0 - momentum).to(BUF.dtype.element_ty)
+    buf = _lerp(buf, g, 1.0 - momentum).to(BUF.dtype.element_ty)
     tl.store(BUF + offs, buf, mask=kept)
-    u = lerp(g, buf.to(tl.float32), momentum) if NESTEROV else buf.to(tl.float32)
+    u = _lerp(g, buf.to(tl.float32), momentum) if NESTEROV else buf.to(tl.float32)
     u_offs = cols.to(tl.int64)[None, :] * R + rows[:, None] if TRANSPOSED else offs
     u = u.to(U.dtype.element_ty)
     tl.store(U + u_offs, u, mask=mask)
@@ -163,8 +163,8 @@ def _grid(M, N, B):
 
 
 def _flag(skip, device):
-    """skip as the kernels read it: a 0-d fp32 tensor on the device (None: 0)."""
-    return torch.zeros((), device=device) if skip is None else skip.to(device=device, dtype=torch.float32).reshape(())
+    """skip as the kernels read it (None: 0)."""
+    return device_scalar(0.0 if skip is None else skip, device)
 
 
 @torch.no_grad()
@@ -207,6 +207,5 @@ def muon_apply(params, O, lr, weight_decay=0.0, backend="auto", skip=None):
         return
     (M, N), B = shape, len(params)
     table = device_table([[p.data_ptr() for p in params], [int(p.size(0) > p.size(1)) for p in params]], params[0].device)
-    lr = lr if torch.is_tensor(lr) else torch.full((), lr, device=O.device)  # a fill kernel, no copy to wait on
-    _muon_apply_kernel[_grid(M, N, B)](table, params[0], O, lr, _flag(skip, O.device), B, M, N, weight_decay,
-                                      (N / M) ** 0.5, BLOCK=BLOCK, num_warps=NUM_WARPS)
+    _muon_apply_kernel[_grid(M, N, B)](table, params[0], O, device_scalar(lr, O.device), _flag(skip, O.device), B, M, N,
+                                      weight_decay, (N / M) ** 0.5, BLOCK=BLOCK, num_warps=NUM_WARPS)
