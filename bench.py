@@ -57,6 +57,7 @@ variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline
 nanogpt = ''  # nanoGPT's own model.py (a karpathy/nanoGPT checkout): its model, unmodified, runs too ('nanogpt eager', 'nanogpt compiled'; GPT-2)
 recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
+matmul_copies = True  # the kernels variants' AdamW keeps the block matrices' bf16 copies for their products (model.py)
 loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB (model.py; None: 400 or 4096 bf16 rows, whichever is more, without recompute; the op's default with it)
 # the kernels variants' per-op overrides use_triton_<name>, as train.py's, for each name in model.OVERRIDES
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
@@ -208,6 +209,8 @@ def drop_leftovers():
 def make_optimizer(model, **choice):
     """AdamW as nanoGPT's bench sets it up (the model's, kernels.AdamW or torch's), or with choice muon=its
     settings, Muon with AdamW for the rest; choice: configure_optimizers' muon or adamw_backend."""
+    if isinstance(model, GPT) and matmul_copies:  # (nanoGPT's own model has no such argument)
+        choice = dict(choice, matmul_dtype=ptdtype)
     return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, **choice)
 
 results = dict(header, config=config)

@@ -274,6 +274,59 @@ def cast_for_matmul(weight, x):
     would hold the copy through the forward, to the step's peak."""
     return weight.to(matmul_dtype(x) or weight.dtype)
 
+# A block matrix's copy in autocast's dtype, weight.matmul_copy, kept by kernels.AdamW's step (which writes it
+# with the new weights, rounded as a cast rounds) where GPT.keep_matmul_copies made one: the forward's products
+# read it instead of casting the fp32 weight each step, and their weight gradients come out of the product in
+# fp32 instead of in bf16 and cast back by a pass of their own (-0.3 ms in GPT-2's graphed step on the H100,
+# docs/perf-notes.md, twenty-eighth session).
+
+def matmul_copy(weight, x):
+    """weight's kept copy for a product with x under autocast, or None (no copy, or one of another dtype)."""
+    copy = getattr(weight, 'matmul_copy', None)
+    return copy if copy is not None and copy.dtype == matmul_dtype(x) else None
+
+def weight_grad(dy2, x2, dtype):
+    """dy2^T x2, F.linear's weight gradient from dy2 (rows, out) and x2 (rows, in), summed in fp32 and written in
+    dtype (the weight's): on CUDA the product's own fp32 output (torch.mm's out_dtype), elsewhere the same sums
+    from fp32 copies (the CPU has no out_dtype)."""
+    if dy2.is_cuda:
+        return torch.mm(dy2.t(), x2, out_dtype=dtype)
+    return dy2.t().to(dtype).mm(x2.to(dtype))
+
+class LinearOfCopy(torch.autograd.Function):
+    """F.linear(x, weight, bias) under autocast, its product reading copy, weight's kept copy in autocast's
+    dtype, and its weight gradient written in weight's dtype (fp32 sums: at most half a bf16 unit from
+    autocast's, which rounds them to bf16 before the cast back). Output and input gradient are autograd's."""
+
+    @staticmethod
+    def forward(ctx, x, weight, copy, bias):
+        x = x.to(copy.dtype)
+        ctx.save_for_backward(x, copy)
+        ctx.weight_dtype, ctx.bias_dtype = weight.dtype, None if bias is None else bias.dtype
+        return F.linear(x, copy, None if bias is None else bias.to(copy.dtype))
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, copy = ctx.saved_tensors
+        with torch.autocast(dy.device.type, enabled=False):  # LinearOfActivation says why
+            dy2 = dy.reshape(-1, dy.shape[-1])  # (B * T, out)
+            dx = dy.matmul(copy) if ctx.needs_input_grad[0] else None
+            dw = weight_grad(dy2, x.reshape(dy2.shape[0], -1), ctx.weight_dtype) if ctx.needs_input_grad[1] else None
+            dbias = dy2.sum(0).to(ctx.bias_dtype) if ctx.needs_input_grad[3] else None
+        return dx, dw, None, dbias
+
+@torch.no_grad()
+def refresh_matmul_copies(model, incompatible_keys=None):
+    """The copies kept for model's matrices made again from the weights, in place (load_state_dict's post-hook)."""
+    for p in model.parameters():
+        if getattr(p, 'matmul_copy', None) is not None:
+            p.matmul_copy.copy_(p)
+
+def linear(x, weight, bias=None):
+    """F.linear(x, weight, bias), by LinearOfCopy where weight has a copy kept for this product."""
+    copy = matmul_copy(weight, x)
+    return F.linear(x, weight, bias) if copy is None else LinearOfCopy.apply(x, weight, copy, bias)
+
 def linear_weight_grads(ctx, dy2, x2, weight, bias_dtype, weight_index):
     """F.linear's weight and bias gradients as autograd makes them, from dy2 (rows, out) and the
     input x2 (rows, in) in dy2's dtype; None where the Function's inputs at weight_index and the
@@ -338,7 +391,7 @@ class Norm(nn.Module):
         where the norm is PyTorch's."""
         if keep_output or not kernels.norm.takes_triton(self.op, self.backend, x, update, self.weight, self.bias):
             y, x = self(x, update)
-            out = F.linear(y, weight, bias)
+            out = linear(y, weight, bias)
             return ((out, None) if gelu else out), x
         out_dtype = kernels.norm.output_dtype(self.op, x, update, matmul_dtype(x))  # as self(x, update) has it
         out = LinearOfNorm.apply(self.is_rms, self.eps, out_dtype, gelu, weight, bias, x, update, self.weight, self.bias)
@@ -414,7 +467,7 @@ class CausalSelfAttention(nn.Module):
         # q, k, v read in place; their gradient comes back as one tensor of qkv's layout (no concatenation)
         y = kernels.flash_attention_qkv(qkv, nh, causal=True, dropout_p=dropout, backend=self.attention_backend)
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C), heads side by side (no copy after the kernel)
-        return self.resid_dropout(F.linear(y, w_proj, self.c_proj.bias))
+        return self.resid_dropout(linear(y, w_proj, self.c_proj.bias))
 
 def mlp_hidden(config):
     """The MLP's hidden width: 4x for GELU; about 8/3 x for SwiGLU (the same parameter count)."""
@@ -510,7 +563,7 @@ class MLP(nn.Module):
         called (nor their hooks)."""
         if self.one_op and self.training:  # (sampling: each new length would be a new product to measure)
             return self.dropout(kernels.gelu_mlp(x, w_fc, w_proj, backend='triton'))
-        return self.after_fc(F.linear(x, w_fc, self.fc_bias), w_proj)
+        return self.after_fc(linear(x, w_fc, self.fc_bias), w_proj)
 
     def after_fc(self, fc, w_proj, keep_activation=True, hidden=None):
         """The MLP from c_fc's product fc on (the block makes it: Norm.linear). keep_activation=False:
@@ -521,8 +574,8 @@ class MLP(nn.Module):
         else:
             a, b = fc, self.c_fc.bias if self.bias_in_gelu else None
         if keep_activation:
-            return self.dropout(F.linear(activation(self.swiglu, self.approximate, self.backend, a, b), w_proj,
-                                         self.c_proj.bias))
+            return self.dropout(linear(activation(self.swiglu, self.approximate, self.backend, a, b), w_proj,
+                                       self.c_proj.bias))
         return self.dropout(LinearOfActivation.apply(self.swiglu, self.approximate, self.backend, self.epilogues,
                                                      w_proj, self.c_proj.bias, a, b, hidden))
 
@@ -600,13 +653,26 @@ class Block(nn.Module):
           keeps their copies either way: only host time would be saved, in a setting asked for memory);
         - under torch.compile: Inductor makes the casts in its own kernels, so there are no host
           calls to save, and on the GPU machine (torch 2.11, CUDA) the compiled graph gave zero
-          gradients to the matrices through CastMatrices (docs/perf-notes.md)."""
-        weights = (self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight)
+          gradients to the matrices through CastMatrices (docs/perf-notes.md);
+        - with copies kept by the optimizer (matmul_copy): the products read those instead."""
+        weights = self.all_matrices()
         dtype = matmul_dtype(x)
         if (not self.cast_per_block or recompute != 'none' or dtype in (None, weights[0].dtype) or not torch.is_grad_enabled()
-                or not all(w.requires_grad for w in weights) or torch.compiler.is_compiling()):
+                or not all(w.requires_grad for w in weights) or torch.compiler.is_compiling()
+                or any(matmul_copy(w, x) is not None for w in weights)):
             return weights
         return CastMatrices.apply(dtype, *weights)
+
+    def all_matrices(self):
+        return self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight
+
+    def matrices_read_by_linear(self):
+        """The matrices whose products go through linear() (and so read a kept copy): none with recompute (LinearOfNorm
+        and LinearOfActivation cast in their backward again, and recompute is asked for memory, which copies cost);
+        not the MLP's where it is one op (kernels.gelu_mlp)."""
+        if self.recompute != 'none':
+            return ()
+        return self.all_matrices()[:2] if self.mlp.one_op else self.all_matrices()
 
 class GPT(nn.Module):
 
@@ -658,6 +724,7 @@ class GPT(nn.Module):
         self.transformer.wte.weight = self.lm_head.weight  # tied: one matrix embeds and un-embeds
 
         self.apply(self._init_weights)
+        self.register_load_state_dict_post_hook(refresh_matmul_copies)
         for pn, p in self.named_parameters():  # scaled init of residual projections (GPT-2 paper)
             if pn.endswith('c_proj.weight'):
                 torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
@@ -713,7 +780,24 @@ class GPT(nn.Module):
             loss = None
         return logits, loss
 
-    def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None, adamw_backend=None):
+    def keep_matmul_copies(self, dtype):
+        """Give the block matrices whose products can read one (Block.matrices_read_by_linear) a copy in dtype
+        (autocast's), for kernels.AdamW's step to keep, and drop any kept before (dtype None: only that):
+        matmul_copy's comment says why. load_state_dict makes them
+        again from the loaded weights; after changing the weights any other way, call refresh_matmul_copies(model).
+        Returns the matrices given one."""
+        for p in self.parameters():  # copies an earlier optimizer kept: another one would leave them behind
+            if hasattr(p, 'matmul_copy'):
+                del p.matmul_copy
+        matrices = [w for block in self.transformer.h for w in block.matrices_read_by_linear()
+                    if w.dtype == torch.float32 and w.requires_grad] if dtype is not None else []
+        for w in matrices:
+            w.matmul_copy = w.detach().to(dtype)
+        return matrices
+
+
+    def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None, adamw_backend=None,
+                             matmul_dtype=None):
         """AdamW for every parameter (muon=None), with weight decay on the matrices only (kernels.AdamW: torch's
         AdamW with its step in one Triton launch per group, or torch's own fused step for a model built with
         kernels='torch', where Triton cannot run, or with adamw_backend='torch'; Muon's AdamW groups follow Muon's
@@ -721,7 +805,8 @@ class GPT(nn.Module):
         muon = dict(lr, momentum, weight_decay, embed_lr, scalar_lr), Muon (muon.py) for the
         blocks' weight matrices and AdamW for the embeddings (the LM head is the token embedding)
         at embed_lr and the gains and biases at scalar_lr. Every group keeps its starting lr in
-        'base_lr', which the schedule scales."""
+        'base_lr', which the schedule scales. matmul_dtype (autocast's, with AdamW on a model built with kernels):
+        AdamW keeps the block matrices' copies in it for their products (keep_matmul_copies)."""
         params = [p for p in self.parameters() if p.requires_grad]
         if muon is None:
             decay = [p for p in params if p.dim() >= 2]
@@ -744,6 +829,11 @@ class GPT(nn.Module):
                 g['lr'] = g['base_lr']
             optimizer = Muon([g for g in groups if g['params']], momentum=muon['momentum'], betas=betas,
                              backend=muon.get('backend', 'auto'))
+        # kept by kernels.AdamW only: not for Muon, nor for nanoGPT's baselines (a model built with kernels='torch')
+        keep = muon is None and matmul_dtype in (torch.bfloat16, torch.float16) and self.adamw_backend != 'torch'
+        copies = self.keep_matmul_copies(matmul_dtype if keep else None)
+        if copies:
+            print(f"AdamW keeps {len(copies)} block matrices' copies in {matmul_dtype} for their products")
         print(", ".join(f"{'Muon' if g.get('muon') else 'AdamW'} lr {g['base_lr']:g} wd {g['weight_decay']:g}: "
                         f"{len(g['params'])} tensors ({sum(p.numel() for p in g['params']):,} parameters)"
                         for g in optimizer.param_groups))

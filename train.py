@@ -24,7 +24,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
-from model import GPTConfig, GPT, OVERRIDES, compile_model, gpu_peak_flops, measure_kernels, loss_chunk_bytes
+from model import GPTConfig, GPT, OVERRIDES, compile_model, gpu_peak_flops, measure_kernels, loss_chunk_bytes, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
 from configurator import configure
 from data.common import read_meta, check_tokens
@@ -62,6 +62,7 @@ rope_theta = 10000.0
 gelu_approximate = 'none'  # gpt2's GELU: 'none' (erf) as nanoGPT, 'tanh' as GPT-2 (then in the matmuls' epilogues)
 recompute = 'none'  # activations the backward recomputes instead of keeping: 'none', 'activation' (each norm's output, with the Triton norms, and each MLP's activation output), 'mlp' (each MLP's), 'block' (each block's)
 autocast_residual = False  # the residual stream in autocast's dtype (bf16) instead of fp32: fewer bytes per norm, less memory
+matmul_copies = True  # under autocast, AdamW keeps the block matrices' copies in its dtype for their products (model.py)
 loss_chunk_mib = None  # the fused loss's chunk of logits, MiB: larger is faster; None: 400 or 4096 bf16 rows, whichever is more, without recompute; the op's default with it (model.py)
 kernels = 'auto'  # 'auto' (Triton where it can run and was measured faster), 'triton' or 'torch'
 # per-op overrides: True or False decides the op whatever `kernels` says, None follows it
@@ -268,7 +269,8 @@ muon = None if optimizer == 'adamw' else dict(lr=muon_lr, momentum=muon_momentum
                                               embed_lr=embed_lr or learning_rate, scalar_lr=scalar_lr or learning_rate,
                                               backend=ns_backend)
 try:
-    optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type, muon=muon)
+    optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type, muon=muon,
+                                           matmul_dtype=ptdtype if matmul_copies else None)
 except ValueError as e:
     fail(e)
 skipped_before = 0  # steps skipped for a non-finite loss or gradient before this run resumed
@@ -303,6 +305,7 @@ if ddp:
         model = DDP(model, device_ids=[ddp_local_rank] if device_type == 'cuda' else None)
     if cuda_graph:  # its weights' broadcast, before the first eval reads them
         torch.cuda.current_stream().wait_stream(graph_stream)
+    refresh_matmul_copies(raw_model)  # from rank 0's weights, which DDP broadcast
 
 @torch.no_grad()
 def estimate_loss():

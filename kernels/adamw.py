@@ -12,13 +12,16 @@ step, and the tests hold this step to torch's fused one on the GPU (whose arithm
 doubles in some, fp32 FMAs in others) and its foreach one on the CPU.
 found_inf (a device scalar, as train.py sets it on the optimizer): where it is not 0 nothing changes and the step
 counts go back to what they were, with no host sync.
+copies: per weight None or its copy in a narrower dtype (bf16, fp16: the one its products read, model.py's
+matmul_copy), written with the new weight rounded to nearest even, as Tensor.to rounds: 2 bytes more a weight,
+where a cast of its own would read 4 and write 2.
 
 Why a kernel of our own: torch's fused AdamW moves GPT-2 124M's 28 bytes a parameter at 2.57 TB/s on the H100, where a
 plain streaming pass reaches 3.06. This one: 2.90 TB/s, 1203 us a step against 1357 (1170 us with the moments in
 fp32, 1243 with the decay and the denominator in fp64 too: docs/perf-notes.md, twenty-seventh session). Each
-program takes BLOCK elements of one tensor; three small tables on the device say which:
-the tensors' addresses (weight, gradient, m, v, step count), per program its tensor, first element and the tensor's
-size, and the hyperparameters in fp64. Each program makes its tensor's bias corrections from the step count on the
+program takes BLOCK elements of one tensor; three small tables on the device say which: the tensors' addresses
+(weight, gradient, m, v, step count, copy), per program its tensor, first element and the tensor's size, and the
+hyperparameters in fp64. Each program makes its tensor's bias corrections from the step count on the
 device, so a CUDA graph of the step replays with the counts moving.
 
 Constraints: weights, gradients and states fp32, contiguous, of matching shapes, on one device (a GPU, or the CPU
@@ -54,9 +57,11 @@ def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, b
 
 @triton.jit
 def _adamw_kernel(
-    ADDRESSES,  # (5, num_tensors) int64: per tensor the address of its weight, gradient, exp_avg, exp_avg_sq, step count
+    ADDRESSES,  # (6, num_tensors) int64: per tensor the address of its weight, gradient, exp_avg, exp_avg_sq, step count,
+                # and of the weight's low-precision copy (0: none)
     BLOCKS,     # (3, programs) int64: per program its tensor, its first element, and that tensor's size
     W, G, M, V, S,  # the first weight, gradient, exp_avg, exp_avg_sq and step count: each list's pointer type
+    C,          # the first copy (its pointer type), or None where no weight has one
     HYPER,      # (4,) fp64: beta1, beta2, weight_decay, eps (Triton would pass numbers in fp32)
     LR,         # () the learning rate, read on the device so that each replay of a CUDA graph takes the current one
     SKIP,       # () found_inf, or None: not 0 = leave everything as it is
@@ -94,6 +99,10 @@ def _adamw_kernel(
     tl.store(m_ptr + offs, m, mask=mask)
     tl.store(v_ptr + offs, v, mask=mask)
     tl.store(w_ptr + offs, w, mask=mask)
+    if C is not None:
+        c_addr = tl.load(ADDRESSES + 5 * num_tensors + t)
+        if c_addr != 0:
+            tl.store(c_addr.to(C.dtype) + offs, w.to(C.dtype.element_ty), mask=mask)
 
 
 # Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). On the H100 over GPT-2's 75 tensors, the kernel
@@ -114,7 +123,7 @@ def _blocks(numels):
     return rows
 
 
-def _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2):
+def _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, copies, lr, beta1, beta2):
     """Why the kernel cannot take these tensors, or None."""
     device = params[0].device
     lists = (params, grads, exp_avgs, exp_avg_sqs)
@@ -132,25 +141,48 @@ def _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2
         return "betas as tensors"
     if not (0 <= beta1 < 1 and 0 <= beta2 < 1):  # the kernel's beta^s goes through log2(beta)
         return "betas outside [0, 1)"
+    if len({c.dtype for c in copies if c is not None}) > 1:
+        return "copies in more than one dtype"
     return None
+
+
+def _check_copies(params, copies):
+    if len(copies) != len(params):
+        raise ValueError(f"adamw: {len(copies)} copies for {len(params)} weights")
+    for p, c in zip(params, copies):
+        if c is not None and (c.shape != p.shape or c.device != p.device or not c.is_contiguous()
+                              or c.dtype not in (torch.bfloat16, torch.float16)):
+            raise ValueError(f"adamw: a copy {tuple(c.shape)} {c.dtype} on {c.device} for a weight {tuple(p.shape)} on "
+                             f"{p.device}: copies are contiguous bf16 or fp16 tensors of their weights' shape and device")
+
+
+def copy_weights(params, copies):
+    """Each copy written from its weight (where torch's step ran instead of the kernel)."""
+    pairs = [(c, p) for p, c in zip(params, copies) if c is not None]
+    if pairs:
+        torch._foreach_copy_(*map(list, zip(*pairs)))
 
 
 @torch.no_grad()
 def adamw(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2, weight_decay, eps,
-          found_inf=None, backend="auto"):
+          found_inf=None, copies=None, backend="auto"):
     """torch.optim.adamw.adamw(params, grads, exp_avgs, exp_avg_sqs, [], state_steps, fused=True, ...) without
-    amsgrad or maximize, in place (see the module's docstring), by the Triton kernel or PyTorch as `backend` says
-    (see kernels/backend.py)."""
+    amsgrad or maximize, in place, and the weights' copies written (see the module's docstring), by the Triton kernel
+    or PyTorch as `backend` says (see kernels/backend.py)."""
     if not params:
         return
-    limit = _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2)
+    copies = [None] * len(params) if copies is None else copies
+    _check_copies(params, copies)
+    limit = _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, copies, lr, beta1, beta2)
     if not use_triton("adamw", backend, params[0], limit=limit):
-        return adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr=lr, beta1=beta1, beta2=beta2,
-                         weight_decay=weight_decay, eps=eps, found_inf=found_inf)
+        adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, lr=lr, beta1=beta1, beta2=beta2,
+                  weight_decay=weight_decay, eps=eps, found_inf=found_inf)
+        return copy_weights(params, copies)
     device = params[0].device
     torch._foreach_add_(state_steps, 1)
-    addresses = device_table([[t.data_ptr() for t in ts] for ts in (params, grads, exp_avgs, exp_avg_sqs, state_steps)],
-                             device)
+    first_copy = next((c for c in copies if c is not None), None)
+    addresses = device_table([[t.data_ptr() for t in ts] for ts in (params, grads, exp_avgs, exp_avg_sqs, state_steps)]
+                             + [[0 if c is None else c.data_ptr() for c in copies]], device)
     numels = tuple(p.numel() for p in params)
     blocks = device_table(lambda: _blocks(numels), device, key=("adamw blocks", BLOCK, numels))
     skip = None if found_inf is None else device_scalar(found_inf, device)
@@ -158,7 +190,7 @@ def adamw(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2
     if programs:
         # launched as muon_update's kernels are: an optimizer's step, never traced by torch.compile
         _adamw_kernel[(programs,)](
-            addresses, blocks, params[0], grads[0], exp_avgs[0], exp_avg_sqs[0], state_steps[0],
+            addresses, blocks, params[0], grads[0], exp_avgs[0], exp_avg_sqs[0], state_steps[0], first_copy,
             device_table([[beta1, beta2, weight_decay, eps]], device, dtype=torch.float64),
             device_scalar(lr, device), skip,
             len(params), programs, BLOCK=BLOCK, num_warps=NUM_WARPS)
@@ -178,7 +210,8 @@ class AdamW(torch.optim.AdamW):
     """torch.optim.AdamW with its step by adamw() above: the same arguments and state (a state_dict loads into
     either), learning rates as floats or 0-d device tensors (a CUDA graph's, step_graph.set_lr), found_inf read
     where train.py sets it. amsgrad, maximize, differentiable, complex weights, sparse gradients and GradScaler's
-    grad_scale (fp16) take torch.optim.AdamW's own step. backend: 'auto' | 'triton' | 'torch', as for every op."""
+    grad_scale (fp16) take torch.optim.AdamW's own step. A weight with a `matmul_copy` (model.py's) gets it written
+    at each step, whichever step ran. backend: 'auto' | 'triton' | 'torch', as for every op."""
 
     def __init__(self, params, *args, backend="auto", **kwargs):
         super().__init__(params, *args, **kwargs)
@@ -190,7 +223,10 @@ class AdamW(torch.optim.AdamW):
                 g["amsgrad"] or g["maximize"] or g["differentiable"] for g in self.param_groups) or any(
                 torch.is_complex(p) or (p.grad is not None and p.grad.is_sparse)
                 for g in self.param_groups for p in g["params"]):
-            return super().step(closure)
+            loss = super().step(closure)
+            params = [p for g in self.param_groups for p in g["params"]]
+            copy_weights(params, [getattr(p, "matmul_copy", None) for p in params])
+            return loss
         loss = None
         if closure is not None:
             with torch.enable_grad():
@@ -205,5 +241,5 @@ class AdamW(torch.optim.AdamW):
             adamw(params, [p.grad for p in params], [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states],
                   [s["step"] for s in states], lr=group["lr"], beta1=beta1, beta2=beta2,
                   weight_decay=group["weight_decay"], eps=group["eps"], found_inf=getattr(self, "found_inf", None),
-                  backend=self.backend)
+                  copies=[getattr(p, "matmul_copy", None) for p in params], backend=self.backend)
         return loss

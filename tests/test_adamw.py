@@ -353,3 +353,35 @@ def test_betas_outside_0_1_go_to_torch(device):
         run_steps(state, grads, "triton", 0.1, beta1=-0.5)
     got, want = run_steps(state, grads, "auto", 0.1, beta1=-0.5), run_steps(state, grads, "torch", 0.1, beta1=-0.5)
     assert all(torch.equal(a, b) for a, b in zip(got[0], want[0]))
+
+
+@pytest.mark.parametrize("copy_dtype", [torch.bfloat16, torch.float16], ids=dtype_id)
+@pytest.mark.parametrize("backend", ["triton", "torch"])
+def test_copies_are_the_new_weights_cast(backend, copy_dtype, device):
+    """copies (model.py's matmul_copy): each given one holds its new weight cast to its dtype bit for bit (rounded to
+    nearest even) after the step, by the kernel or after torch's step; a weight given None has none written, a
+    skipped step (found_inf) leaves them as they were, and a copy of another shape, device or dtype is refused."""
+    shapes = CASES[0]
+    ws, ms, vs, steps = group(shapes, device)
+    gs = [torch.randn(s, device=device) for s in shapes]
+    copies = [None if i == 1 else torch.zeros(s, device=device, dtype=copy_dtype) for i, s in enumerate(shapes)]
+    kernels.adamw(ws, gs, ms, vs, steps, weight_decay=0.1, copies=copies, backend=backend, **HYPER)
+    assert all(c is None or torch.equal(c, w.to(copy_dtype)) for w, c in zip(ws, copies))
+    before = copied([c for c in copies if c is not None])
+    kernels.adamw(ws, gs, ms, vs, steps, weight_decay=0.1, copies=copies, backend=backend,
+                  found_inf=torch.ones((), device=device), **HYPER)
+    assert all(torch.equal(a, b) for a, b in zip(before, [c for c in copies if c is not None]))
+    with pytest.raises(ValueError, match="copies are contiguous bf16 or fp16"):
+        kernels.adamw(ws, gs, ms, vs, steps, weight_decay=0.1, copies=[ws[0].T.to(copy_dtype)] + copies[1:],
+                      backend=backend, **HYPER)
+
+
+def test_the_optimizer_keeps_copies_whichever_step_runs(device):
+    """kernels.AdamW writes a weight's matmul_copy at each step, its own or torch's (amsgrad takes torch's)."""
+    for option in ({}, dict(amsgrad=True)):
+        net, groups = model_params(device)
+        for p in net.parameters():
+            p.matmul_copy = p.detach().to(torch.bfloat16)
+            p.grad = torch.randn_like(p)
+        kernels.AdamW(groups, lr=1e-2, backend="auto", **option, **(dict(fused=True) if CUDA else {})).step()
+        assert all(torch.equal(p.matmul_copy, p.detach().to(torch.bfloat16)) for p in net.parameters())

@@ -511,3 +511,70 @@ def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, recompute, auto
         err_triton = (triton_bf16[name].double() - r).norm().item()
         assert err_triton <= 2 * err_torch + eps * r.norm().item(), \
             f"{name}: Triton bf16 off by {err_triton:.3e}, PyTorch bf16 by {err_torch:.3e}"
+
+def block_matrices(model):
+    return [w for block in model.transformer.h for w in block.all_matrices()]
+
+@pytest.mark.parametrize("arch, gelu, compiled, dtype", [
+    ("gpt2", "none", False, torch.bfloat16), ("gpt2", "none", True, torch.bfloat16), ("llama", "none", False, torch.bfloat16),
+    ("gpt2", "tanh", False, torch.bfloat16), ("gpt2", "none", False, torch.float16)])
+def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device):
+    """AdamW keeping the block matrices' copies in autocast's dtype (configure_optimizers' matmul_dtype), eager and
+    traced by torch.compile (aot_eager, which keeps bits), against the same model without them, under autocast: the
+    loss and every gradient but the matrices' equal bit for bit; each matrix's gradient, summed in fp32 and not
+    rounded to autocast's dtype, within half a unit of that dtype of autocast's (plus fp32 sums' order), and not the
+    dtype's own values; after AdamW's
+    step every copy is its weight's cast bit for bit, and the next loss through the copies equals the one through
+    autocast's casts. load_state_dict makes the copies again; Muon drops them; nanoGPT's baseline
+    (kernels='torch') and a model with recompute get none; gelu_mlp's MLP (GELU's tanh form) none for its two."""
+    config = tiny_config(arch, gelu_approximate=gelu, bias=gelu != 'tanh')  # with a bias, except gelu_mlp's (none)
+    runs = {}
+    for copies in (False, True):
+        torch.manual_seed(0)
+        model = GPT(config, kernels='triton', device_type=device, scatter_embedding_grad=False).to(device)
+        optimizer = model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device,
+                                               matmul_dtype=dtype if copies else None)
+        if compiled:  # afresh: past Dynamo's recompile limit GPT.forward would run eager unnoticed
+            torch._dynamo.reset()
+        stepped = torch.compile(model, backend='aot_eager') if compiled else model
+        with torch.autocast(device, dtype=dtype):
+            _, loss = stepped(*batch(device))
+        loss.backward()  # one micro-step: autocast's gradient is then one rounding from the fp32 sums
+        runs[copies] = model, optimizer, stepped, loss.detach(), [p.grad for p in model.parameters()]
+    (plain, _, plain_stepped, plain_loss, plain_grads), (model, optimizer, stepped, loss, grads) = runs[False], runs[True]
+    kept = [w for w in block_matrices(model) if hasattr(w, 'matmul_copy')]
+    expected = [w for block in model.transformer.h
+                for w in (block.all_matrices()[:2] if block.mlp.one_op else block.all_matrices())]
+    assert list(map(id, kept)) == list(map(id, expected)) and len(kept) == (2 if gelu == 'tanh' else 4) * config.n_layer
+    assert not any(hasattr(w, 'matmul_copy') for w in block_matrices(plain))
+    assert torch.equal(plain_loss, loss)
+    # gelu_mlp's two (no copies) too: given fp32 weights (not CastMatrices' bf16 casts) it writes fp32 sums as well
+    matrices = set(map(id, block_matrices(model)))
+    for p, a, b in zip(model.parameters(), plain_grads, grads):
+        assert a.dtype == b.dtype == torch.float32
+        if id(p) not in matrices:
+            assert torch.equal(a, b)
+        else:
+            unit = torch.finfo(dtype)  # half a unit of the dtype, or of its subnormals' spacing (fp16's)
+            assert ((b - a).abs() <= torch.clamp(b.abs(), min=unit.tiny) * unit.eps / 2 + 1e-6 * b.abs().max()).all()
+            assert not torch.equal(b, b.to(dtype).float())  # fp32 sums, not the dtype's
+
+    optimizer.step()
+    assert all(torch.equal(w.matmul_copy, w.detach().to(dtype)) for w in kept)
+    x, y = batch(device)
+    with torch.no_grad(), torch.autocast(device, dtype=dtype):
+        through_copies = stepped(x, y)[1]
+        plain.load_state_dict(model.state_dict())
+        through_casts = plain_stepped(x, y)[1]
+    assert torch.equal(through_copies, through_casts)
+
+    state = {k: v + 0.5 if k.endswith('c_fc.weight') else v for k, v in model.state_dict().items()}
+    model.load_state_dict(state)
+    assert all(torch.equal(w.matmul_copy, w.detach().to(dtype)) for w in kept)
+    model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, muon=dict(lr=0.02, momentum=0.95, weight_decay=0.0,
+                               embed_lr=1e-2, scalar_lr=1e-2), matmul_dtype=torch.bfloat16)
+    assert not any(hasattr(w, 'matmul_copy') for w in block_matrices(model))
+    for kw in (dict(kernels='torch'), dict(kernels='triton', recompute='activation')):
+        other = GPT(config, device_type=device, **kw).to(device)
+        other.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, matmul_dtype=torch.bfloat16)
+        assert not any(hasattr(w, 'matmul_copy') for w in block_matrices(other))
