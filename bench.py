@@ -275,7 +275,8 @@ if steps:
     n_a = lambda v, fmt: 'n/a' if v is None else fmt.format(v)
     table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, random "
           f"tokens (a new batch each step, the same for every variant), AdamW (torch's fused step for the baselines, "
-          f"kernels.AdamW's for the kernels variants)"
+          f"kernels.AdamW's for the kernels variants" + (", keeping their block matrices' copies in the autocast dtype"
+                                                         if matmul_copies and ptdtype != torch.float32 else "") + ")"
           + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '')
           + (", the kernels variants' residual stream in bf16" if autocast_residual else '')
           + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config} (every variant)" if workspace_config else
@@ -391,7 +392,7 @@ def optimizer_rows():
                'Muon, Newton-Schulz in PyTorch': muon('torch')}
     if cuda and TRITON_AVAILABLE:
         choices['Muon, Newton-Schulz in Triton'] = muon('triton')
-    rows, out, fwd_bwd_ms = [], {}, None
+    rows, out = [], {}
     model, step_model = build(MAIN)  # one model (and compilation) for every optimizer
     X, Y = data[0]
     for name, setting in choices.items():
@@ -404,8 +405,8 @@ def optimizer_rows():
                 _, loss = step_model(X, Y)
             loss.backward()
         step_ms = time_ms(train_step, timed_steps, warmup=warmup_steps)
-        if fwd_bwd_ms is None:
-            fwd_bwd_ms = time_ms(lambda: (forward_backward(), model.zero_grad(set_to_none=True)), timed_steps)
+        # for each optimizer: AdamW's copies of the matrices (configure_optimizers) change the forward and backward
+        fwd_bwd_ms = time_ms(lambda: (forward_backward(), model.zero_grad(set_to_none=True)), timed_steps)
         forward_backward()  # gradients for the optimizer's step alone
         opt_ms = time_ms(optimizer.step, timed_steps)
         optimizer.zero_grad(set_to_none=True)
@@ -420,18 +421,18 @@ def optimizer_rows():
                          cuda_graph_replays=getattr(optimizer, 'graph_replays', None))
         if getattr(optimizer, 'graphs', None) is not None:
             print(f"  {optimizer.graph_replays} Muon steps replayed from CUDA graphs")
-        rows.append([name, f"{step_ms:.2f}", f"{added:.2f}", f"{100 * added / step_ms:.1f}%", f"{opt_ms:.2f}",
-                     '' if ns_ms is None else f"{ns_ms:.2f}"])
+        rows.append([name, f"{step_ms:.2f}", f"{fwd_bwd_ms:.2f}", f"{added:.2f}", f"{100 * added / step_ms:.1f}%",
+                     f"{opt_ms:.2f}", '' if ns_ms is None else f"{ns_ms:.2f}"])
     return rows, out
 
 if optim:
     print("\noptimizer step...", flush=True)
     rows, results['optimizer'] = optimizer_rows()
     table(f"Optimizer, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}: the whole "
-          f"training step ({MAIN}) with each optimizer, what the optimizer adds to it (over forward+backward "
-          f"alone, {results['optimizer']['AdamW']['forward_backward_ms']:.2f} ms) and its share; the optimizer's step "
-          f"alone (eager, idle queue); medians of {timed_steps}, ms",
-          ['optimizer', 'train step', 'optimizer adds', 'share', 'step alone', 'Newton-Schulz alone'], rows)
+          f"training step ({MAIN}) with each optimizer, its forward+backward alone, what the optimizer adds to the "
+          f"step over it and its share; the optimizer's step alone (eager, idle queue); medians of {timed_steps}, ms",
+          ['optimizer', 'train step', 'forward+backward', 'optimizer adds', 'share', 'step alone', 'Newton-Schulz alone'],
+          rows)
 
 if steps or profile or optim or tune or (memory and cuda):
     with open(os.path.join(bench_dir, 'bench.json'), 'w') as f:

@@ -667,9 +667,9 @@ class Block(nn.Module):
         return self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight
 
     def matrices_read_by_linear(self):
-        """The matrices whose products go through linear() (and so read a kept copy): none with recompute (LinearOfNorm
-        and LinearOfActivation cast in their backward again, and recompute is asked for memory, which copies cost);
-        not the MLP's where it is one op (kernels.gelu_mlp)."""
+        """The matrices whose products go through linear() (and so can read a kept copy): none with recompute
+        (LinearOfNorm and LinearOfActivation cast in their backward again); not the MLP's where it is one op
+        (kernels.gelu_mlp)."""
         if self.recompute != 'none':
             return ()
         return self.all_matrices()[:2] if self.mlp.one_op else self.all_matrices()
@@ -783,14 +783,15 @@ class GPT(nn.Module):
     def keep_matmul_copies(self, dtype):
         """Give the block matrices whose products can read one (Block.matrices_read_by_linear) a copy in dtype
         (autocast's), for kernels.AdamW's step to keep, and drop any kept before (dtype None: only that):
-        matmul_copy's comment says why. load_state_dict makes them
+        matmul_copy's comment says why. None with recompute: it is asked for memory, which the copies cost. load_state_dict makes them
         again from the loaded weights; after changing the weights any other way, call refresh_matmul_copies(model).
         Returns the matrices given one."""
         for p in self.parameters():  # copies an earlier optimizer kept: another one would leave them behind
             if hasattr(p, 'matmul_copy'):
                 del p.matmul_copy
+        keep = dtype is not None and self.recompute == 'none'  # ('block' builds its blocks with 'none')
         matrices = [w for block in self.transformer.h for w in block.matrices_read_by_linear()
-                    if w.dtype == torch.float32 and w.requires_grad] if dtype is not None else []
+                    if w.dtype == torch.float32 and w.requires_grad] if keep else []
         for w in matrices:
             w.matmul_copy = w.detach().to(dtype)
         return matrices

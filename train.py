@@ -114,6 +114,13 @@ def fail(message):
     """One line on stderr, a non-zero exit, no traceback: for what the user can fix."""
     sys.exit(f"error: {message}")
 
+def rank_digests(tensors):
+    """(this rank's sha256 of the tensors' values, every rank's): DDP's replicas checked once, cheaply."""
+    digest = hashlib.sha256(b''.join(t.detach().float().cpu().numpy().tobytes() for t in tensors)).hexdigest()
+    digests = [None] * ddp_world_size
+    dist.all_gather_object(digests, digest)
+    return digest, digests
+
 # devices and DDP -------------------------------------------------------------
 if device == 'auto':
     device = 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
@@ -306,6 +313,12 @@ if ddp:
     if cuda_graph:  # its weights' broadcast, before the first eval reads them
         torch.cuda.current_stream().wait_stream(graph_stream)
     refresh_matmul_copies(raw_model)  # from rank 0's weights, which DDP broadcast
+    copies = [p.matmul_copy for p in raw_model.parameters() if getattr(p, 'matmul_copy', None) is not None]
+    if copies:  # each rank's forward reads them: the same everywhere, or stop now (not a wrong first step)
+        digest, digests = rank_digests(copies)
+        if len(set(digests)) != 1:
+            raise RuntimeError(f"ddp: the block matrices' copies differ across ranks after the weights' broadcast: {digests}")
+        print(f"ddp: the block matrices' copies identical on all {ddp_world_size} ranks")
 
 @torch.no_grad()
 def estimate_loss():
@@ -537,9 +550,7 @@ if cuda_graph:
 if getattr(optimizer, 'graphs', None) is not None:  # Muon on one GPU (not under DDP)
     print(f"muon: {optimizer.graph_replays} steps replayed from CUDA graphs (the others launched eagerly)")
 if ddp:  # DDP keeps replicas in step; check it once, cheaply, at the end
-    digest = hashlib.sha256(b''.join(p.detach().float().cpu().numpy().tobytes() for p in raw_model.parameters())).hexdigest()
-    digests = [None] * ddp_world_size
-    dist.all_gather_object(digests, digest)
+    digest, digests = rank_digests(raw_model.parameters())
     if len(set(digests)) == 1:
         print(f"ddp: weights identical on all {ddp_world_size} ranks (sha256 {digest[:12]})")
     else:

@@ -525,8 +525,9 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
     rounded to autocast's dtype, within half a unit of that dtype of autocast's (plus fp32 sums' order), and not the
     dtype's own values; after AdamW's
     step every copy is its weight's cast bit for bit, and the next loss through the copies equals the one through
-    autocast's casts. load_state_dict makes the copies again; Muon drops them; nanoGPT's baseline
-    (kernels='torch') and a model with recompute get none; gelu_mlp's MLP (GELU's tanh form) none for its two."""
+    autocast's casts, and other copies give the loss of weights equal to them (the products read the copies).
+    load_state_dict makes the copies again; Muon drops them; nanoGPT's baseline (kernels='torch') and a model with
+    any recompute get none; gelu_mlp's MLP (GELU's tanh form) none for its two."""
     config = tiny_config(arch, gelu_approximate=gelu, bias=gelu != 'tanh')  # with a bias, except gelu_mlp's (none)
     runs = {}
     for copies in (False, True):
@@ -567,6 +568,14 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
         plain.load_state_dict(model.state_dict())
         through_casts = plain_stepped(x, y)[1]
     assert torch.equal(through_copies, through_casts)
+    with torch.no_grad():  # the products read the copies: other copies, the loss of weights equal to them
+        for w in kept:
+            w.matmul_copy.copy_(torch.randn_like(w.matmul_copy) * 0.02)
+        for w, p in zip(block_matrices(model), block_matrices(plain)):
+            p.copy_(w.matmul_copy.float() if hasattr(w, 'matmul_copy') else w)
+        with torch.autocast(device, dtype=dtype):
+            assert torch.equal(stepped(x, y)[1], plain_stepped(x, y)[1])
+            assert not torch.equal(stepped(x, y)[1], through_copies)
 
     state = {k: v + 0.5 if k.endswith('c_fc.weight') else v for k, v in model.state_dict().items()}
     model.load_state_dict(state)
@@ -574,7 +583,7 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
     model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, muon=dict(lr=0.02, momentum=0.95, weight_decay=0.0,
                                embed_lr=1e-2, scalar_lr=1e-2), matmul_dtype=torch.bfloat16)
     assert not any(hasattr(w, 'matmul_copy') for w in block_matrices(model))
-    for kw in (dict(kernels='torch'), dict(kernels='triton', recompute='activation')):
+    for kw in [dict(kernels='torch')] + [dict(kernels='triton', recompute=r) for r in RECOMPUTE if r != 'none']:
         other = GPT(config, device_type=device, **kw).to(device)
         other.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, matmul_dtype=torch.bfloat16)
         assert not any(hasattr(w, 'matmul_copy') for w in block_matrices(other))

@@ -197,6 +197,17 @@ def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
     assert "kernels: the same on all 2 ranks" in p.stdout
     assert "tokens per iteration: 1,024 (2 rank(s) x 1 micro-steps x 8 x 64)" in p.stdout
 
+def test_ddp_ranks_read_the_same_matmul_copies(data_root, tmp_path):
+    """bf16 with the Triton kernels (so AdamW keeps the block matrices' copies): the ranks seed their initial weights
+    differently and DDP broadcasts rank 0's, after configure_optimizers made each rank's copies; train.py makes them
+    again from the broadcast weights and checks they agree, or each rank's first forward would read its own."""
+    p = run('-m torch.distributed.run --standalone --nproc_per_node=2 train.py', *TINY, f'--data_root={data_root}',
+            f'--out_dir={tmp_path}', '--device=cpu', '--max_iters=2', '--eval_interval=2', '--eval_iters=1',
+            '--gradient_accumulation_steps=2', '--dtype=bfloat16', '--kernels=triton', env={'TRITON_INTERPRET': '1'})
+    assert "AdamW keeps 8 block matrices' copies in torch.bfloat16" in p.stdout, p.stdout + p.stderr
+    assert "ddp: the block matrices' copies identical on all 2 ranks" in p.stdout
+    assert "ddp: weights identical on all 2 ranks" in p.stdout
+
 def test_muon_trains_resumes_and_shards_under_ddp(data_root, tmp_path):
     """optimizer='muon': the loss falls as with AdamW, a checkpoint resumes (Muon's momentum
     with it), resuming with the other optimizer is a one-line error, and two DDP ranks,
