@@ -277,7 +277,7 @@ def cast_for_matmul(weight, x):
 # A block matrix's copy in autocast's dtype, weight.matmul_copy, kept by kernels.AdamW's step (which writes it
 # with the new weights, rounded as a cast rounds) where GPT.keep_matmul_copies made one: the forward's products
 # read it instead of casting the fp32 weight each step, and their weight gradients come out of the product in
-# fp32 instead of in bf16 and cast back by a pass of their own (-0.3 ms in GPT-2's graphed step on the H100,
+# fp32 instead of in bf16 and cast back by a pass of their own (-0.45 ms in GPT-2's graphed step on the H100,
 # docs/perf-notes.md, twenty-eighth session).
 
 def matmul_copy(weight, x):
@@ -295,8 +295,9 @@ def weight_grad(dy2, x2, dtype):
 
 class LinearOfCopy(torch.autograd.Function):
     """F.linear(x, weight, bias) under autocast, its product reading copy, weight's kept copy in autocast's
-    dtype, and its weight gradient written in weight's dtype (fp32 sums: at most half a bf16 unit from
-    autocast's, which rounds them to bf16 before the cast back). Output and input gradient are autograd's."""
+    dtype, and its weight gradient written in weight's dtype (fp32 sums: at most half a unit of autocast's dtype
+    from autocast's gradient, which rounds them to that dtype before the cast back). Output and input gradient
+    are autograd's."""
 
     @staticmethod
     def forward(ctx, x, weight, copy, bias):
@@ -667,11 +668,8 @@ class Block(nn.Module):
         return self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight
 
     def matrices_read_by_linear(self):
-        """The matrices whose products go through linear() (and so can read a kept copy): none with recompute
-        (LinearOfNorm and LinearOfActivation cast in their backward again); not the MLP's where it is one op
-        (kernels.gelu_mlp)."""
-        if self.recompute != 'none':
-            return ()
+        """The matrices whose products go through linear() without recompute (and so can read a kept copy): not
+        the MLP's where it is one op (kernels.gelu_mlp)."""
         return self.all_matrices()[:2] if self.mlp.one_op else self.all_matrices()
 
 class GPT(nn.Module):
@@ -783,8 +781,9 @@ class GPT(nn.Module):
     def keep_matmul_copies(self, dtype):
         """Give the block matrices whose products can read one (Block.matrices_read_by_linear) a copy in dtype
         (autocast's), for kernels.AdamW's step to keep, and drop any kept before (dtype None: only that):
-        matmul_copy's comment says why. None with recompute: it is asked for memory, which the copies cost. load_state_dict makes them
-        again from the loaded weights; after changing the weights any other way, call refresh_matmul_copies(model).
+        matmul_copy's comment says why. None with recompute: it is asked for memory, which the copies cost (and
+        LinearOfNorm and LinearOfActivation cast again in their backward). load_state_dict makes them again from
+        the loaded weights; after changing the weights any other way, call refresh_matmul_copies(model).
         Returns the matrices given one."""
         for p in self.parameters():  # copies an earlier optimizer kept: another one would leave them behind
             if hasattr(p, 'matmul_copy'):
@@ -795,7 +794,6 @@ class GPT(nn.Module):
         for w in matrices:
             w.matmul_copy = w.detach().to(dtype)
         return matrices
-
 
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None, adamw_backend=None,
                              matmul_dtype=None):

@@ -147,6 +147,7 @@ def _problem(params, grads, exp_avgs, exp_avg_sqs, state_steps, copies, lr, beta
 
 
 def _check_copies(params, copies):
+    """Copies the kernel or copy_weights could not write are an error, whichever step runs."""
     if len(copies) != len(params):
         raise ValueError(f"adamw: {len(copies)} copies for {len(params)} weights")
     for p, c in zip(params, copies):
