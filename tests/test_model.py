@@ -547,7 +547,8 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
     expected = [w for block in model.transformer.h
                 for w in (block.all_matrices()[:2] if block.mlp.one_op else block.all_matrices())]
     assert list(map(id, kept)) == list(map(id, expected)) and len(kept) == (2 if gelu == 'tanh' else 4) * config.n_layer
-    assert not any(hasattr(w, 'matmul_copy') for w in block_matrices(plain))
+    assert not any(hasattr(w, 'matmul_copy') for w in plain.parameters())
+    assert {id(p) for p in model.parameters() if hasattr(p, 'matmul_copy')} == set(map(id, kept))  # none for the head
     assert torch.equal(plain_loss, loss)
     # gelu_mlp's two (no copies) too: given fp32 weights (not CastMatrices' bf16 casts) it writes fp32 sums as well
     matrices = set(map(id, block_matrices(model)))
@@ -582,8 +583,8 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
     assert all(torch.equal(w.matmul_copy, w.detach().to(dtype)) for w in kept)
     model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, muon=dict(lr=0.02, momentum=0.95, weight_decay=0.0,
                                embed_lr=1e-2, scalar_lr=1e-2), matmul_dtype=torch.bfloat16)
-    assert not any(hasattr(w, 'matmul_copy') for w in block_matrices(model))
+    assert not any(hasattr(w, 'matmul_copy') for w in model.parameters())
     for kw in [dict(kernels='torch')] + [dict(kernels='triton', recompute=r) for r in RECOMPUTE if r != 'none']:
         other = GPT(config, device_type=device, **kw).to(device)
         other.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, matmul_dtype=torch.bfloat16)
-        assert not any(hasattr(w, 'matmul_copy') for w in block_matrices(other))
+        assert not any(hasattr(w, 'matmul_copy') for w in other.parameters())
