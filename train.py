@@ -559,9 +559,9 @@ if ddp:  # DDP keeps replicas in step; check it once, cheaply, at the end
         graphed_step.release()  # else destroying the group hangs on the NCCL kernels the graph holds
     del model  # release the DDP wrapper (it holds the process group) before the group goes
     # gloo's worker threads free each collective's work after the caller has gone on, and freeing tensors whose
-    # Python objects are gone takes the GIL: a worker still waiting for it when the interpreter finalizes aborts the
-    # rank ("terminate called without an active exception", one CPU run in 5-8 after the digests' gather). A pause
-    # with the GIL released lets them finish first.
+    # Python objects are gone takes the GIL: a worker still waiting for it when the interpreter finalizes aborts
+    # the rank ("terminate called without an active exception", about one CPU run in 4-8 after the digests'
+    # gather). A pause with the GIL released lets them finish first.
     time.sleep(0.1)
     dist.destroy_process_group()
 if wandb_log and master_process:
