@@ -25,6 +25,7 @@ import torch._functorch.config as functorch_config
 from torch.utils.checkpoint import checkpoint, create_selective_checkpoint_contexts
 
 import kernels
+from kernels.adamw import copy_weights, kept_copies
 import kernels.choose
 from kernels.gelu import APPROXIMATIONS as GELU_FORMS, gelu_fwd
 from kernels.rotary import rotary_tables
@@ -319,9 +320,8 @@ class LinearOfCopy(torch.autograd.Function):
 @torch.no_grad()
 def refresh_matmul_copies(model, incompatible_keys=None):
     """The copies kept for model's matrices made again from the weights, in place (load_state_dict's post-hook)."""
-    for p in model.parameters():
-        if getattr(p, 'matmul_copy', None) is not None:
-            p.matmul_copy.copy_(p)
+    params = list(model.parameters())
+    copy_weights(params, kept_copies(params))
 
 def linear(x, weight, bias=None):
     """F.linear(x, weight, bias), by LinearOfCopy where weight has a copy kept for this product."""

@@ -24,6 +24,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
+from kernels.adamw import kept_copies
 from model import GPTConfig, GPT, OVERRIDES, compile_model, gpu_peak_flops, measure_kernels, loss_chunk_bytes, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
 from configurator import configure
@@ -313,7 +314,7 @@ if ddp:
     if cuda_graph:  # its weights' broadcast, before the first eval reads them
         torch.cuda.current_stream().wait_stream(graph_stream)
     refresh_matmul_copies(raw_model)  # from rank 0's weights, which DDP broadcast
-    copies = [p.matmul_copy for p in raw_model.parameters() if getattr(p, 'matmul_copy', None) is not None]
+    copies = [c for c in kept_copies(raw_model.parameters()) if c is not None]
     if copies:  # each rank's forward reads them: the same everywhere, or stop now (not a wrong first step)
         digest, digests = rank_digests(copies)
         if len(set(digests)) != 1:

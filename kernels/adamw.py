@@ -157,6 +157,11 @@ def _check_copies(params, copies):
                              f"{p.device}: copies are contiguous bf16 or fp16 tensors of their weights' shape and device")
 
 
+def kept_copies(params):
+    """Each weight's copy for its products (model.py's matmul_copy), or None."""
+    return [getattr(p, "matmul_copy", None) for p in params]
+
+
 def copy_weights(params, copies):
     """Each copy written from its weight (where torch's step ran instead of the kernel)."""
     pairs = [(c, p) for p, c in zip(params, copies) if c is not None]
@@ -226,7 +231,7 @@ class AdamW(torch.optim.AdamW):
                 for g in self.param_groups for p in g["params"]):
             loss = super().step(closure)
             params = [p for g in self.param_groups for p in g["params"]]
-            copy_weights(params, [getattr(p, "matmul_copy", None) for p in params])
+            copy_weights(params, kept_copies(params))
             return loss
         loss = None
         if closure is not None:
@@ -242,5 +247,5 @@ class AdamW(torch.optim.AdamW):
             adamw(params, [p.grad for p in params], [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states],
                   [s["step"] for s in states], lr=group["lr"], beta1=beta1, beta2=beta2,
                   weight_decay=group["weight_decay"], eps=group["eps"], found_inf=getattr(self, "found_inf", None),
-                  copies=[getattr(p, "matmul_copy", None) for p in params], backend=self.backend)
+                  copies=kept_copies(params), backend=self.backend)
         return loss
