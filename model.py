@@ -563,7 +563,8 @@ class MLP(nn.Module):
         weights as Block.matrices hands them. The Linears hold the parameters only: their forward is not
         called (nor their hooks)."""
         if self.one_op and self.training:  # (sampling: each new length would be a new product to measure)
-            return self.dropout(kernels.gelu_mlp(x, w_fc, w_proj, backend='triton'))
+            copies = (matmul_copy(w_fc, x), matmul_copy(w_proj, x))
+            return self.dropout(kernels.gelu_mlp(x, w_fc, w_proj, backend='triton', copies=copies))
         return self.after_fc(linear(x, w_fc, self.fc_bias), w_proj)
 
     def after_fc(self, fc, w_proj, keep_activation=True, hidden=None):
@@ -666,11 +667,6 @@ class Block(nn.Module):
 
     def all_matrices(self):
         return self.attn.c_attn.weight, self.attn.c_proj.weight, self.mlp.c_fc.weight, self.mlp.c_proj.weight
-
-    def matrices_read_by_linear(self):
-        """The matrices whose products go through linear() without recompute (and so can read a kept copy): not
-        the MLP's where it is one op (kernels.gelu_mlp)."""
-        return self.all_matrices()[:2] if self.mlp.one_op else self.all_matrices()
 
 class GPT(nn.Module):
 
@@ -779,7 +775,7 @@ class GPT(nn.Module):
         return logits, loss
 
     def keep_matmul_copies(self, dtype):
-        """Give the block matrices whose products can read one (Block.matrices_read_by_linear) a copy in dtype
+        """Give the block matrices (their products, linear() and kernels.gelu_mlp, read it) a copy in dtype
         (autocast's), for kernels.AdamW's step to keep, and drop any kept before (dtype None: only that):
         matmul_copy's comment says why. None with recompute: it is asked for memory, which the copies cost (and
         LinearOfNorm and LinearOfActivation cast again in their backward). load_state_dict makes them again from
@@ -789,7 +785,7 @@ class GPT(nn.Module):
             if hasattr(p, 'matmul_copy'):
                 del p.matmul_copy
         keep = dtype is not None and self.recompute == 'none'  # ('block' builds its blocks with 'none')
-        matrices = [w for block in self.transformer.h for w in block.matrices_read_by_linear()
+        matrices = [w for block in self.transformer.h for w in block.all_matrices()
                     if w.dtype == torch.float32 and w.requires_grad] if keep else []
         for w in matrices:
             w.matmul_copy = w.detach().to(dtype)

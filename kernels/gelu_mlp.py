@@ -19,8 +19,11 @@ for the model's MLP under recompute='activation', which keeps h and not g and ma
 
 Constraints: cuBLASLt's GELU is the tanh form only, so this is the MLP of a model that uses it (GPT-2's own
 activation; nanoGPT's is the exact erf form). No biases. x (..., C); W1 (hidden, C) and W2 (C, hidden), cast to x's
-dtype (autocast's, under autocast). Products that cuBLASLt cannot take (CPU, fp32, rows not 16-byte aligned)
-are PyTorch's product followed by PyTorch's GELU, the same math (kernels/matmul.py: matmul_plan's fallback).
+dtype (autocast's, under autocast) in the forward and again in the backward, or read from copies in that dtype that
+the caller keeps (`copies`: model.py's matmul_copy, which AdamW writes with the weights), which need neither cast;
+PyTorch's path casts the weights (a copy is its weight's cast, bit for bit). Products that cuBLASLt cannot take
+(CPU, fp32, rows not 16-byte aligned) are PyTorch's product followed by PyTorch's GELU, the same math
+(kernels/matmul.py: matmul_plan's fallback).
 """
 from typing import Tuple
 
@@ -94,33 +97,44 @@ def gelu_mlp_bwd(dy: torch.Tensor, x: torch.Tensor, h: torch.Tensor, g: torch.Te
     return matmul(dh, w_fc, dx), dw_fc, dw_proj
 
 
+def _in_dtype(w, copy, dtype):
+    """w in dtype for a product: its kept copy, or a cast (autocast's own casts are not kept past the forward: the
+    backward casts again, as model.cast_for_matmul says)."""
+    return w.to(dtype) if copy is None else copy
+
+
 class GeluMLPFunction(torch.autograd.Function):
 
     @staticmethod
-    def forward(ctx, x, w_fc, w_proj):
+    def forward(ctx, x, w_fc, w_proj, fc_copy=None, proj_copy=None):
         if w_fc.dtype != w_proj.dtype:  # their gradients are written in that one dtype
             raise ValueError(f"gelu_mlp: w_fc in {w_fc.dtype}, w_proj in {w_proj.dtype}")
-        # the weights as given (autocast's copies are not kept: cast again in the backward, as cast_for_matmul says)
-        y, g, h = gelu_mlp_fwd(x, w_fc.to(x.dtype), w_proj.to(x.dtype))
-        ctx.save_for_backward(x, h, g, w_fc, w_proj)
+        y, g, h = gelu_mlp_fwd(x, _in_dtype(w_fc, fc_copy, x.dtype), _in_dtype(w_proj, proj_copy, x.dtype))
+        ctx.save_for_backward(x, h, g, w_fc, w_proj, fc_copy, proj_copy)
         return y
 
     @staticmethod
     def backward(ctx, dy):
-        x, h, g, w_fc, w_proj = ctx.saved_tensors
+        x, h, g, w_fc, w_proj, fc_copy, proj_copy = ctx.saved_tensors
         # both weight gradients made (a frozen weight in an MLP is rare), each returned only if asked for
-        dx, dw_fc, dw_proj = gelu_mlp_bwd(dy.to(x.dtype), x, h, g, w_fc.to(x.dtype), w_proj.to(x.dtype), w_fc.dtype)
-        return dx, dw_fc if ctx.needs_input_grad[1] else None, dw_proj if ctx.needs_input_grad[2] else None
+        dx, dw_fc, dw_proj = gelu_mlp_bwd(dy.to(x.dtype), x, h, g, _in_dtype(w_fc, fc_copy, x.dtype),
+                                          _in_dtype(w_proj, proj_copy, x.dtype), w_fc.dtype)
+        return dx, dw_fc if ctx.needs_input_grad[1] else None, dw_proj if ctx.needs_input_grad[2] else None, None, None
 
 
-def gelu_mlp(x, w_fc, w_proj, backend="auto"):
+def gelu_mlp(x, w_fc, w_proj, backend="auto", copies=(None, None)):
     """F.linear(F.gelu(F.linear(x, w_fc), approximate='tanh'), w_proj), under autocast as F.linear runs it: by the
-    epilogue-fused products above or PyTorch's ops, as `backend` says (see kernels/backend.py)."""
+    epilogue-fused products above or PyTorch's ops, as `backend` says (see kernels/backend.py); copies: the weights'
+    kept copies in x's dtype, or None each (the module's docstring)."""
     if not use_triton("gelu_mlp", backend, x, w_fc, w_proj):
         return gelu_mlp_ref(x, w_fc, w_proj)
     if torch.is_autocast_enabled(x.device.type):
         x = x.to(torch.get_autocast_dtype(x.device.type))
     elif not x.dtype == w_fc.dtype == w_proj.dtype:  # as F.linear refuses them
         raise ValueError(f"gelu_mlp: x, w_fc, w_proj in {x.dtype}, {w_fc.dtype}, {w_proj.dtype} outside autocast")
+    for w, copy in zip((w_fc, w_proj), copies):
+        if copy is not None and (copy.dtype != x.dtype or copy.shape != w.shape or copy.device != w.device):
+            raise ValueError(f"gelu_mlp: a copy {copy.dtype} {tuple(copy.shape)} on {copy.device} for a weight "
+                             f"{tuple(w.shape)} on {w.device}: copies are in x's dtype {x.dtype}")
     with torch.autocast(x.device.type, enabled=False):  # the products write into given outputs, in x's dtype
-        return GeluMLPFunction.apply(as_rows(x), w_fc, w_proj).view(*x.shape[:-1], w_proj.shape[0])
+        return GeluMLPFunction.apply(as_rows(x), w_fc, w_proj, *copies).view(*x.shape[:-1], w_proj.shape[0])

@@ -58,6 +58,34 @@ def test_under_autocast_with_fp32_weights(dtype, device):
     check_3way_all(NAMES, results, results_torch, ref)
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=dtype_id)
+def test_copies_are_what_the_products_read(dtype, device):
+    """Under autocast, kept copies of the weights (model.py's matmul_copy) are what the products read, forward and
+    backward: the weights' own casts as copies give the plain call's output and gradients bit for bit; other copies
+    those of fp32 weights equal to them, the gradients on the weights passed in; PyTorch's path casts the weights;
+    a copy not in x's dtype or not of its weight's shape raises."""
+    if device == "cpu" and dtype == torch.float16:
+        pytest.skip("autocast on the CPU takes bf16 only")
+    (x, w_fc, w_proj), dy = make_inputs((24, 72), 264, dtype, device, weight_dtype=torch.float32)
+    others = [(torch.randn_like(w) * w.std()).to(dtype) for w in (w_fc, w_proj)]
+    casts = [w.to(dtype) for w in (w_fc, w_proj)]
+
+    def run(weights, copies, backend="triton"):
+        with torch.autocast(device, dtype=dtype):
+            return forward_backward(lambda *a: kernels.gelu_mlp(*a, backend=backend, copies=copies),
+                                    [x] + [w.clone() for w in weights], [dy])
+    same = lambda a, b: all(map(torch.equal, a[0] + a[1], b[0] + b[1]))
+    plain = run((w_fc, w_proj), (None, None))
+    assert same(run((w_fc, w_proj), casts), plain)
+    assert same(run((w_fc, w_proj), others), run([o.float() for o in others], (None, None)))
+    assert same(run((w_fc, w_proj), (others[0], None)), run((others[0].float(), w_proj), (None, None)))
+    assert same(run((w_fc, w_proj), others, "torch"), run((w_fc, w_proj), (None, None), "torch"))
+    assert not same(run((w_fc, w_proj), others), plain)
+    for bad in ((others[0].float(), None), (None, others[0])):
+        with pytest.raises(ValueError, match="copies are in x's dtype"), torch.autocast(device, dtype=dtype):
+            kernels.gelu_mlp(x, w_fc, w_proj, backend="triton", copies=bad)
+
+
 def test_torch_compile_fullgraph(device):
     torch._dynamo.reset()
     args, dy = make_inputs((16, 48), 192, torch.bfloat16 if CUDA else torch.float32, device)
