@@ -135,6 +135,7 @@ def gelu_mlp(x, w_fc, w_proj, backend="auto", copies=(None, None)):
     for w, copy in zip((w_fc, w_proj), copies):
         if copy is not None and (copy.dtype != x.dtype or copy.shape != w.shape or copy.device != w.device):
             raise ValueError(f"gelu_mlp: a copy {copy.dtype} {tuple(copy.shape)} on {copy.device} for a weight "
-                             f"{tuple(w.shape)} on {w.device}: copies are in x's dtype {x.dtype}")
+                             f"{tuple(w.shape)} on {w.device}: a copy has its weight's shape and device, x's dtype "
+                             f"{x.dtype}")
     with torch.autocast(x.device.type, enabled=False):  # the products write into given outputs, in x's dtype
         return GeluMLPFunction.apply(as_rows(x), w_fc, w_proj, *copies).view(*x.shape[:-1], w_proj.shape[0])
