@@ -81,8 +81,9 @@ def test_copies_are_what_the_products_read(dtype, device):
     assert same(run((w_fc, w_proj), (others[0], None)), run((others[0].float(), w_proj), (None, None)))
     assert same(run((w_fc, w_proj), others, "torch"), run((w_fc, w_proj), (None, None), "torch"))
     assert not same(run((w_fc, w_proj), others), plain)
-    for bad in ((others[0].float(), None), (None, others[0])):
-        with pytest.raises(ValueError, match="a copy has its weight's shape and device, x's dtype"), torch.autocast(device, dtype=dtype):
+    for bad in ((others[0].float(), None), (None, others[0])):  # a copy in fp32; a copy of w_fc's shape for w_proj
+        with pytest.raises(ValueError, match="a copy has its weight's shape and device, x's dtype"), \
+                torch.autocast(device, dtype=dtype):
             kernels.gelu_mlp(x, w_fc, w_proj, backend="triton", copies=bad)
 
 
