@@ -141,7 +141,7 @@ def graph_ms(fn, calls=10, prepare=None, as_step_graph=False):
     without its workspace). None on a CPU or where capture fails (an op that synchronises)."""
     if not torch.cuda.is_available():
         return None
-    graph = None
+    graph, capturing = None, False
     try:
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
@@ -151,13 +151,20 @@ def graph_ms(fn, calls=10, prepare=None, as_step_graph=False):
             for _ in range(3):  # warm-up off the capture, as CUDA graphs require
                 fn()
             graph = torch.cuda.CUDAGraph()
+            capturing = True
             with torch.cuda.graph(graph, stream=side):
                 for _ in range(calls):
                     fn()
+            capturing = False
         torch.cuda.current_stream().wait_stream(side)
         return time_ms(graph.replay, 10) / calls
     except Exception as e:
         print(f"    CUDA graph capture failed: {type(e).__name__}: {str(e).splitlines()[0][:100]}")
+        if capturing:
+            # torch skips the CUDA generator's end of capture when a capture fails, and its next random draw
+            # would raise ("Offset increment outside graph capture"): a fresh state, same seed and offset
+            gen = torch.cuda.default_generators[torch.cuda.current_device()]
+            gen.graphsafe_set_state(gen.clone_state())
         return None
     finally:  # a graph's memory pool goes back to the device only here
         graph = None

@@ -99,6 +99,21 @@ def test_peak_mib_counts_what_one_call_holds_at_once_beyond_what_was_there(devic
     assert got is None if device == 'cpu' else got == 32.0
 
 
+def test_a_failed_capture_leaves_the_random_draws_as_they_were(device, capsys):
+    """graph_ms gives None where a call cannot be captured (here a host sync), and the CUDA
+    generator goes on as if no capture had begun: the next draw is the one it would have been."""
+    if device != 'cuda':
+        pytest.skip("graph_ms measures nothing without CUDA")
+    x = torch.ones(4, device=device)
+    torch.cuda.manual_seed(1)
+    expected = torch.randn(8, device=device)
+    torch.cuda.manual_seed(1)
+    assert choose.graph_ms(lambda: x.sum().item()) is None
+    assert "CUDA graph capture failed" in capsys.readouterr().out
+    torch.testing.assert_close(torch.randn(8, device=device), expected, rtol=0, atol=0)
+    assert choose.graph_ms(lambda: x.add_(1)) > 0  # and a later capture works
+
+
 def test_a_wrong_kernel_loses(device):
     shapes, make, fn = choose.op_cases(['gelu'], 2, 8, 16, 2, None, 65, 64, True, torch.float32, device)['gelu']
     wrong = lambda be: (lambda h, b: fn(be)(h, b) * (1.5 if be == 'triton' else 1.0))
