@@ -1,5 +1,5 @@
 # call 4 (nvidia-h200-x4): call 3 at four GPUs, the issue's own DDP case, at this tree
-# run on GPUs): scaling.sh's two runs (GPT-2 124M, config/train_gpt2.py, BPE Shakespeare, compiled and graphed, 25
+# (scaling.sh's two runs: GPT-2 124M, config/train_gpt2.py, BPE Shakespeare, compiled and graphed, 25
 # iterations), one GPU, then four; tokens/s per GPU and the losses side by side
 export PYTHONUNBUFFERED=1 KERNELS_AUTOTUNE=0
 t0=$(date +%s)
