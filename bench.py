@@ -7,12 +7,12 @@ $ python bench.py                        # end to end: GPT-2 124M, batch 12x1024
                                          # ('graphed'): ms/iter, tokens/s, MFU, memory, loss -> bench.json
 $ python bench.py config/train_gpt2.py   # the model and batch of a training config (its other keys unused)
 $ python bench.py --arch=llama --n_kv_head=4
-$ python bench.py --nanogpt=../nanoGPT/model.py  # nanoGPT's own model too, eager and compiled: what the baselines stand for
+$ python bench.py --nanogpt=../nanoGPT/model.py  # nanoGPT's own model too, eager and compiled
 $ python bench.py --kernels              # every op alone, at the model's shapes and swept (bench_kernels.py):
                                          # kernels.csv, kernels.json, a PNG per op
 $ python bench.py --profile              # a Chrome trace of a few training steps, and GPU time per kernel
 $ python bench.py --memory               # where a training step's peak memory sits, by the line that allocated it
-$ python bench.py --optim                # AdamW (ours, torch's) vs Muon: what the optimizer step adds to a training step
+$ python bench.py --optim                # AdamW (ours, torch's) vs Muon: what the optimizer adds to a step
 $ python bench.py --tune                 # the kernels' tile settings, timed
 Without CUDA it says so and runs what it can on the CPU (eager, a small model).
 """
@@ -31,9 +31,11 @@ from torch.autograd import DeviceType
 
 from kernels import newton_schulz
 from kernels.backend import TRITON_AVAILABLE, triton
+from kernels import choose
+from kernels.backend import cublas_without_workspace, gpu_peak_flops
 from kernels.choose import time_ms
-from model import GPTConfig, GPT, OVERRIDES, RECOMPUTE, compile_model, gpu_peak_flops, measure_kernels, mlp_hidden, loss_chunk_bytes
-from step_graph import StepGraph, cublas_without_workspace
+from model import GPTConfig, GPT, RECOMPUTE, compile_model
+from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
 import bench_memory
@@ -53,29 +55,28 @@ dtype = 'bfloat16'
 warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator warm-up
 timed_steps = 30
 steps = None  # the end-to-end table; None: when no other part below is asked for
-variants = ''  # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the default six (eight with nanogpt)
-nanogpt = ''  # nanoGPT's own model.py (a karpathy/nanoGPT checkout): its model, unmodified, runs too ('nanogpt eager', 'nanogpt compiled'; GPT-2)
-recompute = 'none'  # the kernels variants' recompute (model.py: 'none', 'activation', 'mlp', 'block'); the baselines keep everything
-autocast_residual = False  # the kernels variants' residual stream in bf16 (model.py); the baselines keep nanoGPT's fp32 stream
-matmul_copies = True  # the kernels variants' AdamW keeps the block matrices' bf16 copies for their products (model.py)
-loss_chunk_mib = None  # the kernels variants' fused loss's chunk of logits, MiB (model.py; None: 400 or 4096 bf16 rows, whichever is more, without recompute; the op's default with it)
-# the kernels variants' per-op overrides use_triton_<name>, as train.py's, for each name in model.OVERRIDES
+# the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the
+# default six (eight with nanogpt)
+variants = ''
+nanogpt = ''  # nanoGPT's own model.py (a karpathy/nanoGPT checkout), unmodified: 'nanogpt eager', 'nanogpt compiled'
+recompute = 'none'  # the kernels variants' recompute (model.RECOMPUTE); the baselines keep everything
+autocast_residual = False  # the kernels variants' residual stream in bf16; the baselines keep nanoGPT's fp32 stream
+# the kernels variants' per-op overrides use_triton_<name>, as train.py's, for each name in choose.OVERRIDES
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')
-globals().update({f'use_triton_{name}': None for name in OVERRIDES})
-compile_mode = 'default'  # torch.compile's mode for the compiled variants ('reduce-overhead': the step's graphs as CUDA graphs)
+globals().update({f'use_triton_{name}': None for name in choose.OVERRIDES})
 kernels = False  # every op alone, swept (bench_kernels.py)
 kernel_ops = ''  # with kernels or tune: only these ops, comma-separated (e.g. 'layer_norm,attention'); '' = all
 profile = False  # a Chrome trace of profile_steps training steps of profile_variant, and GPU time per kernel
 profile_steps = 3
 profile_variant = 'kernels compiled'  # one of the variants
 memory = False  # where memory_variant's training step peaks: the tensors live at its peak, by where allocated (CUDA)
-memory_variant = 'kernels compiled'  # one of the variants; a graphed one is recorded un-graphed, with its ops and cuBLAS as StepGraph records (a replay allocates nothing)
+# one of the variants; a graphed one is recorded un-graphed (a replay allocates nothing), its cuBLAS as StepGraph's
+memory_variant = 'kernels compiled'
 optim = False  # AdamW (kernels.AdamW, torch's fused step) vs Muon
 tune = False  # each kernel's tile settings (module constants), timed
-kernels_cache = 'kernels_cache.json'  # the measured kernel choices, shared with train.py; None: measure each time
 loss_tolerance = 0.02  # the variants' losses after the same steps must agree this closely
-bench_dir = 'bench_out'  # results: bench.json, kernels.csv/json and plots, trace.json, profile.txt (not out_dir: a training config's run folder)
+bench_dir = 'bench_out'  # results: bench.json, kernels.csv/json and plots, trace.json, profile.txt
 seed = 1337
 # -----------------------------------------------------------------------------
 config = configure(globals(), skip_unknown_in_files=True)
@@ -115,7 +116,7 @@ gptconf = GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_laye
                     n_kv_head=n_kv_head, n_embd=n_embd, bias=bias, arch=arch, dropout=0.0,
                     gelu_approximate=gelu_approximate)
 torch.manual_seed(seed)
-data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, block_size), device=device)  # a batch per step
+data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, block_size), device=device)  # per step
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
 tokens = batch_size * block_size
 # '<baseline|kernels> <eager|compiled>[ graphed]'; graphed: the whole step replayed from one CUDA graph (step_graph.py);
@@ -127,8 +128,6 @@ VARIANTS = [v for v in ALL_VARIANTS if not v.startswith('baseline') or not v.end
 MAIN = 'kernels compiled' if cuda else 'kernels eager'  # the variant of the optimizer table
 if memory and cuda and memory_variant not in ALL_VARIANTS:
     raise SystemExit(f"error: memory_variant {memory_variant!r} is not among {ALL_VARIANTS}")
-if memory and cuda and compile_mode == 'reduce-overhead' and 'compiled' in memory_variant:
-    raise SystemExit("error: memory: compile_mode='reduce-overhead' replays CUDA graphs, which allocate nothing to record")
 
 def nanogpt_model():
     """nanoGPT's own GPT (its model.py at `nanogpt`, unmodified) with this run's config and seed, dressed
@@ -140,7 +139,8 @@ def nanogpt_model():
     model = module.GPT(module.GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
                                         n_embd=n_embd, dropout=0.0, bias=bias))
     model.kernels = model.kernel_timings = None
-    model.flops_per_token, model.estimate_mfu = (types.MethodType(f, model) for f in (GPT.flops_per_token, GPT.estimate_mfu))
+    model.flops_per_token, model.estimate_mfu = (types.MethodType(f, model)
+                                                 for f in (GPT.flops_per_token, GPT.estimate_mfu))
     return model.to(device)
 
 def build(variant):
@@ -149,28 +149,25 @@ def build(variant):
     step (as train.py's kernels='auto'), 'nanogpt' nanoGPT's own model; the same initial weights for
     every variant of ours. Compiled, the baselines and nanoGPT take nanoGPT's plain torch.compile, the
     kernels variants train.py's compile_model."""
-    setting, compiled, *graphed = variant.split()
+    setting, compiled = variant.split()[:2]
     compiled = compiled == 'compiled'
     if setting == 'nanogpt':  # what the baselines must match
         model = nanogpt_model()
-    else:
-        overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES} if setting == 'kernels' else None
-        timings = None
-        if setting == 'kernels' and cuda:
-            overrides, timings = measure_kernels(gptconf, batch_size, ptdtype, device, compiled, kernels_cache,
-                                                 overrides, graphed=bool(graphed),
-                                                 model_args=dict(recompute=recompute, autocast_residual=autocast_residual,
-                                                                 loss_chunk_mib=loss_chunk_mib))
+    elif setting == 'baseline':  # PyTorch everywhere, as nanoGPT
         torch.manual_seed(seed)
-        model = GPT(gptconf, kernels='auto' if setting == 'kernels' else 'torch', device_type=device, overrides=overrides,
-                    recompute=recompute if setting == 'kernels' else 'none',
-                    autocast_residual=autocast_residual and setting == 'kernels',
-                    cast_per_block=setting == 'kernels', scatter_embedding_grad=setting == 'kernels',  # the baselines as nanoGPT
-                    loss_chunk_mib=loss_chunk_mib).to(device)
+        model = GPT(gptconf).to(device)
+        model.kernel_timings = None
+    else:
+        overrides = {name: config[f'use_triton_{name}'] for name in choose.OVERRIDES}
+        measured, timings = (choose.measure(gptconf, batch_size, ptdtype, device, compiled, recompute, overrides)
+                             if cuda else (None, None))
+        torch.manual_seed(seed)
+        model = GPT(gptconf, choose.resolve('auto', gptconf, device, overrides, measured), recompute=recompute,
+                    autocast_residual=autocast_residual).to(device)
         model.kernel_timings = timings
     if not compiled:
         return model, model
-    return model, compile_model(model, compile_mode) if setting == 'kernels' else torch.compile(model, mode=compile_mode)
+    return model, compile_model(model) if setting == 'kernels' else torch.compile(model)
 
 def stepper(variant, step_model, optimizer):
     """(train_step(), the losses it appends to): the same batches in the same order for
@@ -206,12 +203,13 @@ def drop_leftovers():
         torch._C._cuda_clearCublasWorkspaces()
         torch.cuda.empty_cache()
 
-def make_optimizer(model, **choice):
-    """AdamW as nanoGPT's bench sets it up (the model's, kernels.AdamW or torch's), or with choice muon=its
-    settings, Muon with AdamW for the rest; choice: configure_optimizers' muon or adamw_backend."""
-    if isinstance(model, GPT) and matmul_copies:  # (nanoGPT's own model has no such argument)
-        choice = dict(choice, matmul_dtype=ptdtype)
-    return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, **choice)
+def make_optimizer(model, muon=None, step=None):
+    """AdamW as nanoGPT's bench sets it up, or with muon=its settings, Muon with AdamW for the rest; step: the
+    optimizer's implementation ('triton' or 'torch', written into the model's map), or the model's own."""
+    if not isinstance(model, GPT):  # nanoGPT's own model
+        return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device)
+    model.kernels['optimizer'] = step or model.kernels['optimizer']
+    return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=muon, matmul_dtype=ptdtype)
 
 results = dict(header, config=config)
 
@@ -222,17 +220,11 @@ if steps:
     if set(asked) - set(ALL_VARIANTS):
         raise SystemExit(f"error: variants {sorted(set(asked) - set(ALL_VARIANTS))} are not among {ALL_VARIANTS}"
                          + ('' if cuda else ' (no compiled or graphed variants without CUDA)'))
-    if compile_mode == 'reduce-overhead' and any(v.endswith('compiled graphed') for v in asked):
-        raise SystemExit("error: a 'compiled graphed' variant records its whole step as a CUDA graph: "
-                         "it takes compile_mode='default', not 'reduce-overhead' (CUDA graphs of its own)")
     if recompute not in RECOMPUTE:
         raise SystemExit(f"error: recompute must be one of {RECOMPUTE}, got {recompute!r}")
     if nanogpt and (arch != 'gpt2' or not os.path.isfile(nanogpt)):
-        raise SystemExit(f"error: nanogpt={nanogpt!r}: " + ("nanoGPT's model is GPT-2 only" if arch != 'gpt2' else "no such file"))
-    try:
-        loss_chunk_bytes(recompute, vocab_size, loss_chunk_mib)
-    except ValueError as e:
-        raise SystemExit(f"error: {e}")
+        raise SystemExit(f"error: nanogpt={nanogpt!r}: "
+                         + ("nanoGPT's model is GPT-2 only" if arch != 'gpt2' else "no such file"))
     chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
         # what the last variant left allocated would count in this one's peak (its compiled graphs, cuBLAS's
@@ -251,7 +243,7 @@ if steps:
         final_loss = losses[-1].item()  # after the same steps in every variant
         peak_mem_mib = torch.cuda.max_memory_allocated() / 2 ** 20 if cuda else None
         # the same number of steps again, not waited for one by one: a step that its host launches late (the baselines'
-        # hundreds of launches) shows less of its host time here (docs/perf-notes.md, twenty-fifth session)
+        # hundreds of launches) shows less of its host time here (docs/perf-notes.md)
         ms_back_to_back = time_ms(train_step, timed_steps, warmup=0, wait_each=False)
         runs[variant] = dict(ms=ms, ms_back_to_back=ms_back_to_back, tokens_per_s=tokens / ms * 1e3,
                              mfu=model.estimate_mfu(tokens, ms / 1e3, peak_flops),
@@ -261,7 +253,8 @@ if steps:
         print(f"  {ms:.2f} ms/iter ({ms_back_to_back:.2f} back to back), loss {final_loss:.4f}", flush=True)
         del model, step_model, train_step, losses
     eager, compiled = runs.get('baseline eager'), runs.get('baseline compiled')
-    reference = next(v for v in ('baseline eager', 'baseline compiled', chosen[0]) if v in runs)  # what the losses are compared with
+    # what the losses are compared with
+    reference = next(v for v in ('baseline eager', 'baseline compiled', chosen[0]) if v in runs)
     results['loss_reference'] = reference
     for r in runs.values():
         r['vs_baseline_eager'] = eager and eager['ms'] / r['ms']
@@ -273,19 +266,18 @@ if steps:
     results['train_step'] = runs
     results['losses_agree'] = worst <= loss_tolerance
     n_a = lambda v, fmt: 'n/a' if v is None else fmt.format(v)
-    table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, random "
-          f"tokens (a new batch each step, the same for every variant), AdamW (torch's fused step for the baselines, "
-          f"kernels.AdamW's for the kernels variants" + (", keeping their block matrices' copies in the autocast dtype"
-                                                         if matmul_copies and ptdtype != torch.float32 else "") + ")"
+    graphed = any(v.endswith('graphed') for v in runs)
+    table(f"Training step, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}, "
+          f"random tokens (a new batch each step, the same for every variant), AdamW (torch's fused step for the "
+          f"baselines, kernels.AdamW's for the kernels variants)"
           + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '')
           + (", the kernels variants' residual stream in bf16" if autocast_residual else '')
           + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config} (every variant)" if workspace_config else
-             ", the graphed variants recorded with cuBLAS without its workspace" if any(v.endswith('graphed') for v in runs)
-             else '') + f"; median of {timed_steps} steps after "
-          f"{warmup_steps} warm-up, each step waited for (as nanoGPT's bench), then {timed_steps} more back to back (as a "
-          f"training loop between its logs); tokens/s and MFU from ms/iter"
-          + (f", MFU of {gpu_name}'s peak bf16 FLOP/s" if peak_flops else '') + "; "
-          + f"loss after the {warmup_steps + timed_steps} steps",
+             ", the graphed variants recorded with cuBLAS without its workspace" if graphed else '')
+          + f"; median of {timed_steps} steps after {warmup_steps} warm-up, each step waited for (as nanoGPT's "
+          f"bench), then {timed_steps} more back to back (as a training loop between its logs); tokens/s and MFU "
+          f"from ms/iter" + (f", MFU of {gpu_name}'s peak bf16 FLOP/s" if peak_flops else '')
+          + f"; loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'back to back', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}',
            'vs baseline eager', 'vs baseline compiled', 'vs compiled, back to back', 'memory vs compiled'],
           [[v, f"{r['ms']:.2f}", f"{r['ms_back_to_back']:.2f}", f"{r['tokens_per_s']:,.0f}",
@@ -295,14 +287,17 @@ if steps:
            for v, r in runs.items()])
     for v, r in runs.items():
         if r['kernel_timings'] is not None:
-            print(f"{v}: Triton for " + (', '.join(op for op, impl in r['kernels'].items() if impl == 'triton') or 'no op'))
+            triton_ops = [op for op, impl in r['kernels'].items() if impl == 'triton']
+            print(f"{v}: Triton for " + (', '.join(triton_ops) or 'no op'))
     print(f"losses {'agree' if results['losses_agree'] else 'DO NOT agree'}: largest difference {worst:.4f} "
           f"(tolerance {loss_tolerance})")
 
 # 2. each op alone (bench_kernels.py) --------------------------------------------------
-kernel_sizes = (batch_size, block_size, n_embd, n_head, n_kv_head, vocab_size, mlp_hidden(GPTConfig(n_embd=n_embd, arch='llama')))
+kernel_sizes = (batch_size, block_size, n_embd, n_head, n_kv_head, vocab_size,
+                GPTConfig(n_embd=n_embd, arch='llama').mlp_hidden)
 if kernels:
-    print("\nEach op alone: forward, backward, forward+backward" + ('' if cuda else ' (CPU: eager, small sizes)'), flush=True)
+    print("\nEach op alone: forward, backward, forward+backward" + ('' if cuda else ' (CPU: eager, small sizes)'),
+          flush=True)
     bench_kernels.sweep(kernel_sizes, ptdtype, device, bench_dir, kernel_ops, header)
 if tune:
     if cuda:
@@ -336,7 +331,8 @@ if profile:
         elif not cuda:
             spent[e.name] += e.self_cpu_time_total / profile_steps
     busy = sum(spent.values())
-    lines = [f"{variant}, {gpu_name}: {wall_us / 1e3:.2f} ms per step, {'GPU busy' if cuda else 'in ops'} {busy / 1e3:.2f} ms "
+    lines = [f"{variant}, {gpu_name}: {wall_us / 1e3:.2f} ms per step, "
+             f"{'GPU busy' if cuda else 'in ops'} {busy / 1e3:.2f} ms "
              f"({100 * busy / wall_us:.0f}%); {'kernels' if cuda else 'ops'} by time per step:",
              f"{'us/step':>10} {'share':>6}  name"]
     lines += [f"{us:10.1f} {100 * us / busy:5.1f}%  {name[:110]}" for name, us in spent.most_common(40)]
@@ -386,12 +382,11 @@ def optimizer_rows():
     inside a step its launches queue behind the backward's kernels); its step alone
     (eager, as train.py runs it, on an idle queue, so every launch gap shows); and for
     Muon the Newton-Schulz stacks alone."""
-    muon = lambda backend: dict(muon=dict(lr=0.02, momentum=0.95, weight_decay=0.0, embed_lr=6e-4, scalar_lr=6e-4,
-                                          backend=backend))
-    choices = {'AdamW': {}, "AdamW, torch's step": dict(adamw_backend='torch'),
-               'Muon, Newton-Schulz in PyTorch': muon('torch')}
+    muon = dict(lr=0.02)
+    choices = {'AdamW': {}, "AdamW, torch's step": dict(step='torch'),
+               'Muon, Newton-Schulz in PyTorch': dict(muon=muon, step='torch')}
     if cuda and TRITON_AVAILABLE:
-        choices['Muon, Newton-Schulz in Triton'] = muon('triton')
+        choices['Muon, Newton-Schulz in Triton'] = dict(muon=muon, step='triton')
     rows, out = [], {}
     model, step_model = build(MAIN)  # one model (and compilation) for every optimizer
     X, Y = data[0]
@@ -428,10 +423,12 @@ def optimizer_rows():
 if optim:
     print("\noptimizer step...", flush=True)
     rows, results['optimizer'] = optimizer_rows()
-    table(f"Optimizer, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}: the whole "
+    table(f"Optimizer, {arch} {gptconf.n_layer}L {gptconf.n_embd}d, batch {batch_size}x{block_size}, {dtype}: "
+          f"the whole "
           f"training step ({MAIN}) with each optimizer, its forward+backward alone, what the optimizer adds to the "
           f"step over it and its share; the optimizer's step alone (eager, idle queue); medians of {timed_steps}, ms",
-          ['optimizer', 'train step', 'forward+backward', 'optimizer adds', 'share', 'step alone', 'Newton-Schulz alone'],
+          ['optimizer', 'train step', 'forward+backward', 'optimizer adds', 'share', 'step alone',
+           'Newton-Schulz alone'],
           rows)
 
 if steps or profile or optim or tune or (memory and cuda):

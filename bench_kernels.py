@@ -32,7 +32,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 import kernels
 from kernels.choose import time_ms, graph_ms, peak_mib
 from kernels.rotary import rotary_tables
-from model import loss_chunk_bytes
+from kernels.linear_cross_entropy import model_chunk_bytes
 
 PASSES = ('fwd', 'bwd', 'fwdbwd')
 cuda = torch.cuda.is_available()
@@ -44,7 +44,8 @@ def sweep_sizes():
     if cuda:
         return dict(rows=4096, widths=[2 ** i for i in range(8, 16)], tokens=16384, seqs=[512, 1024, 2048, 4096, 8192],
                     heads=16, head_dims=[64, 128], ce_rows=8192, vocabs=[8192, 32768, 50304, 131072])
-    return dict(rows=32, widths=[64, 200], tokens=80, seqs=[16, 40], heads=2, head_dims=[16], ce_rows=32, vocabs=[65, 300])
+    return dict(rows=32, widths=[64, 200], tokens=80, seqs=[16, 40],
+                heads=2, head_dims=[16], ce_rows=32, vocabs=[65, 300])
 
 
 @dataclass
@@ -62,73 +63,92 @@ class Case:
                              # independent, and float64 T x T scores of the whole batch overflow the GPU)
 
 
-def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, vocab_size, swiglu_hidden, dtype, device):
-    """Every op at the model's shapes (both architectures' ops: B*T rows of n_embd, the MLP's
-    hidden width, the heads), then along the sweeps."""
-    es = torch.finfo(dtype).bits // 8
-    act = lambda *shape: torch.randn(*shape, device=device, dtype=dtype, requires_grad=True)
-    # weights in the activations' dtype: PyTorch's eager LayerNorm takes no mixed dtypes
-    param = lambda n: (1 + 0.1 * torch.randn(n, device=device, dtype=dtype)).requires_grad_()
+class CaseMaker:
+    """Each op's Case at given sizes, in one dtype on one device."""
 
-    def norm(op, M, N, **plot):
+    def __init__(self, dtype, device):
+        self.dtype, self.device, self.es = dtype, device, torch.finfo(dtype).bits // 8
+
+    def act(self, *shape):
+        return torch.randn(*shape, device=self.device, dtype=self.dtype, requires_grad=True)
+
+    def param(self, n):  # weights in the activations' dtype: PyTorch's eager LayerNorm takes no mixed dtypes
+        return (1 + 0.1 * torch.randn(n, device=self.device, dtype=self.dtype)).requires_grad_()
+
+    def norm(self, op, M, N, **plot):
         rms, residual = op.startswith('rms'), op.endswith('residual')
         f = kernels.rms_norm if rms else kernels.layer_norm
-        weights = [param(N)] if rms else [param(N), param(N)]
+        weights = [self.param(N)] if rms else [self.param(N), self.param(N)]
         if residual:  # the model's call: the sublayer's output u and the stream x, (norm(x + u), x + u)
-            make = lambda: [act(M, N), act(M, N)] + [w.detach().clone().requires_grad_() for w in weights]
+            make = lambda: [self.act(M, N), self.act(M, N)] + [w.detach().clone().requires_grad_() for w in weights]
             fn = lambda be: lambda u, x, *w: f(u, *w, residual=x, backend=be)
-            return Case(op, f"{M}x{N}", make, fn, (4 * M * N * es, 4 * M * N * es), **plot)
-        make = lambda: [act(M, N)] + [w.detach().clone().requires_grad_() for w in weights]
-        return Case(op, f"{M}x{N}", make, lambda be: lambda x, *w: f(x, *w, backend=be), (2 * M * N * es, 3 * M * N * es), **plot)
+            return Case(op, f"{M}x{N}", make, fn, (4 * M * N * self.es, 4 * M * N * self.es), **plot)
+        make = lambda: [self.act(M, N)] + [w.detach().clone().requires_grad_() for w in weights]
+        return Case(op, f"{M}x{N}", make, lambda be: lambda x, *w: f(x, *w, backend=be),
+                    (2 * M * N * self.es, 3 * M * N * self.es), **plot)
 
-    def gelu(M, N, **plot):
-        return Case('gelu', f"{M}x{N}", lambda: [act(M, N)], lambda be: lambda h: kernels.gelu(h, backend=be),
-                    (2 * M * N * es, 3 * M * N * es), **plot)
+    def gelu(self, M, N, **plot):
+        return Case('gelu', f"{M}x{N}", lambda: [self.act(M, N)], lambda be: lambda h: kernels.gelu(h, backend=be),
+                    (2 * M * N * self.es, 3 * M * N * self.es), **plot)
 
-    def swiglu(M, N, **plot):  # gate and up: the two halves of one projection, as in the model
-        return Case('swiglu', f"{M}x{N}", lambda: [act(M, 2 * N)],
-                    lambda be: lambda fc: kernels.swiglu(*fc.chunk(2, dim=-1), backend=be), (3 * M * N * es, 5 * M * N * es), **plot)
+    def swiglu(self, M, N, **plot):  # gate and up: the two halves of one projection, as in the model
+        return Case('swiglu', f"{M}x{N}", lambda: [self.act(M, 2 * N)],
+                    lambda be: lambda fc: kernels.swiglu(*fc.chunk(2, dim=-1), backend=be),
+                    (3 * M * N * self.es, 5 * M * N * self.es), **plot)
 
-    def rotary(B, H, Hkv, T, D, packed=False, **plot):
+    def rotary(self, B, H, Hkv, T, D, packed=False, **plot):
         """q and k: one (B, H + Hkv, T, D) view of the qkv projection; packed: the LLaMA model's
         call, rotary_qkv on the projection, q and k turned and v copied into one tensor of its layout."""
-        cos, sin = (t.to(device) for t in rotary_tables(D, T))
-        n = B * (H + 2 * Hkv if packed else H + Hkv) * T * D * es
+        cos, sin = (t.to(self.device) for t in rotary_tables(D, T))
+        n = B * (H + 2 * Hkv if packed else H + Hkv) * T * D * self.es
         f = (lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, H + Hkv, c, s, backend=be)) if packed else (
             lambda be: lambda qkv, c, s: kernels.rotary(qkv.transpose(1, 2)[:, :H + Hkv], c, s, backend=be))
         return Case('rotary qkv' if packed else 'rotary', f"{B}x{H}+{Hkv}x{T}x{D}",
-                    lambda: [act(B, T, H + 2 * Hkv, D), cos, sin], f, (2 * n, 2 * n), **plot)
+                    lambda: [self.act(B, T, H + 2 * Hkv, D), cos, sin], f, (2 * n, 2 * n), **plot)
 
-    def attention(B, H, Hkv, T, D, packed=False, **plot):
+    def attention(self, B, H, Hkv, T, D, packed=False, **plot):
         """q, k, v apart (SDPA's signature); packed: the model's call, flash_attention_qkv on one
         (B, T, H + 2 Hkv, D) projection, its gradient returned whole."""
         flops = 4 * B * H * T * T * D * 0.5  # QK^T and PV, causal: half; the backward's five matmuls: 2.5x
-        make = (lambda: [act(B, T, H + 2 * Hkv, D)]) if packed else (
-            lambda: [act(B, H, T, D), act(B, Hkv, T, D), act(B, Hkv, T, D)])
+        make = (lambda: [self.act(B, T, H + 2 * Hkv, D)]) if packed else (
+            lambda: [self.act(B, H, T, D), self.act(B, Hkv, T, D), self.act(B, Hkv, T, D)])
         f = (lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, H, causal=True, backend=be)) if packed else (
             lambda be: lambda q, k, v: kernels.flash_attention(q, k, v, causal=True, backend=be))
-        return Case('attention qkv' if packed else 'attention', f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
+        return Case('attention qkv' if packed else 'attention',
+                    f"{B}x{H}" + (f"/{Hkv}" if Hkv != H else '') + f"x{T}x{D}",
                     make, f, (flops, 2.5 * flops), 'TFLOP/s', check_one=True, **plot)
 
-    def cross_entropy(N, C, V, chunk_bytes=None, **plot):  # the LM head's matmul and the loss; the weight in the activations' dtype (its cast not timed)
-        return Case('cross_entropy', f"{N}x{C} V={V}" + (f", {chunk_bytes / 2**20:g} MiB chunks" if chunk_bytes is not None else ''),
-                    lambda: [act(N, C), (torch.randn(V, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
-                             torch.randint(V, (N,), device=device)],
-                    lambda be: lambda x, w, y: kernels.linear_cross_entropy(x, w, y, chunk_bytes=chunk_bytes, backend=be),
+    def cross_entropy(self, N, C, V, chunk_bytes=None, **plot):
+        # the LM head's matmul and the loss; the weight in the activations' dtype (its cast not timed)
+        return Case('cross_entropy',
+                    f"{N}x{C} V={V}" + (f", {chunk_bytes / 2**20:g} MiB chunks" if chunk_bytes is not None else ''),
+                    lambda: [self.act(N, C),
+                             (torch.randn(V, C, device=self.device) * C ** -0.5).to(self.dtype).requires_grad_(),
+                             torch.randint(V, (N,), device=self.device)],
+                    lambda be: lambda x, w, y: kernels.linear_cross_entropy(x, w, y, chunk_bytes=chunk_bytes,
+                                                                            backend=be),
                     (2 * N * C * V, 4 * N * C * V), 'TFLOP/s', **plot)
 
+
+def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, vocab_size, swiglu_hidden, dtype, device):
+    """Every op at the model's shapes (both architectures' ops: B*T rows of n_embd, the MLP's
+    hidden width, the heads), then along the sweeps."""
+    make = CaseMaker(dtype, device)
+    norm, gelu, swiglu, rotary, attention, cross_entropy = (make.norm, make.gelu, make.swiglu, make.rotary,
+                                                            make.attention, make.cross_entropy)
     M, C, hkv = batch_size * block_size, n_embd, n_kv_head or n_head
     cases = [norm(op, M, C) for op in ('layer_norm', 'layer_norm + residual', 'rms_norm', 'rms_norm + residual')]
     cases += [gelu(M, 4 * C), swiglu(M, swiglu_hidden), rotary(batch_size, n_head, hkv, block_size, C // n_head),
               rotary(batch_size, n_head, hkv, block_size, C // n_head, packed=True),
               attention(batch_size, n_head, hkv, block_size, C // n_head),
               attention(batch_size, n_head, hkv, block_size, C // n_head, packed=True), cross_entropy(M, C, vocab_size),
-              # the op's default chunk, and the model's default without recompute (bench's loss_chunk_mib and recompute aside)
-              cross_entropy(M, C, vocab_size, loss_chunk_bytes('none', vocab_size))]
+              # the op's default chunk, and the model's without recompute
+              cross_entropy(M, C, vocab_size, model_chunk_bytes(vocab_size, lean=False))]
     s = sweep_sizes()
     for N in s['widths']:
         width = lambda op: dict(sweep=op, x=N, axis='width')
-        cases += [norm(op, s['rows'], N, **width(op)) for op in ('layer_norm', 'layer_norm + residual', 'rms_norm', 'rms_norm + residual')]
+        cases += [norm(op, s['rows'], N, **width(op))
+                  for op in ('layer_norm', 'layer_norm + residual', 'rms_norm', 'rms_norm + residual')]
         cases += [gelu(s['rows'], N, **width('gelu')), swiglu(s['rows'], N, **width('swiglu'))]
     for D in s['head_dims']:
         for T in s['seqs']:
@@ -176,7 +196,8 @@ def implementations(case):
         torch._dynamo.reset()  # each case compiles afresh: the sweep's shapes would pass the recompile limit
         impls['compile'] = torch.compile(case.fn('torch'), dynamic=False)
         if case.op == 'attention':
-            impls.update({'sdpa flash': sdpa_with(SDPBackend.FLASH_ATTENTION), 'sdpa cudnn': sdpa_with(SDPBackend.CUDNN_ATTENTION),
+            impls.update({'sdpa flash': sdpa_with(SDPBackend.FLASH_ATTENTION),
+                          'sdpa cudnn': sdpa_with(SDPBackend.CUDNN_ATTENTION),
                           'naive': attention_naive})
         liger = liger_linear_ce() if case.op == 'cross_entropy' else None
         if liger:
@@ -231,7 +252,8 @@ def bench_case(case, impls, check=True):
     first = case.make()
     with torch.no_grad():
         outs = as_tuple(case.fn('torch')(*first))
-    size = sum(t.numel() * t.element_size() for t in first if torch.is_tensor(t)) + sum(o.numel() * o.element_size() for o in outs)
+    size = (sum(t.numel() * t.element_size() for t in first if torch.is_tensor(t))
+            + sum(o.numel() * o.element_size() for o in outs))
     copies = max(2, -(-200 * 2 ** 20 // size)) if cuda else 1
     inputs = [first] + [case.make() for _ in range(copies - 1)]
     dys = [[torch.randn_like(o) for o in outs] for _ in range(copies)]
@@ -263,10 +285,11 @@ def bench_case(case, impls, check=True):
                 gpu = call = peak = None
             work = case.work[0] if pass_ == 'fwd' else case.work[1] if pass_ == 'bwd' else sum(case.work)
             t = gpu or call
-            rows.append(dict(op=case.op, shape=case.shape, sweep=case.sweep, axis=case.axis, x=case.x, impl=impl, **{'pass': pass_},
-                             gpu_ms=gpu, call_ms=call, rate=t and work / t / (1e6 if case.unit == 'GB/s' else 1e9),
-                             unit=case.unit, peak_mib=peak,
-                             max_err=None if call is None or None in err else err[0] if pass_ == 'fwd' else err[1] if pass_ == 'bwd' else max(err)))
+            rows.append(dict(op=case.op, shape=case.shape, sweep=case.sweep, axis=case.axis, x=case.x, impl=impl,
+                             **{'pass': pass_}, gpu_ms=gpu, call_ms=call,
+                             rate=t and work / t / (1e6 if case.unit == 'GB/s' else 1e9), unit=case.unit, peak_mib=peak,
+                             max_err=(None if call is None or None in err else err[0] if pass_ == 'fwd'
+                                      else err[1] if pass_ == 'bwd' else max(err))))
             saved.clear()
     return rows
 
@@ -291,7 +314,8 @@ def print_case(rows, ceiling):
               f"vs torch {ratio(t):>6}  vs compile {ratio(c):>6}  peak MiB {mem(k)}/{mem(t)}/{mem(c)}  "
               f"err {err(k)}/{err(t)}" + (f"  | {others} us" if others else ''))
 
-CSV_COLUMNS = ['op', 'shape', 'sweep', 'axis', 'x', 'impl', 'pass', 'gpu_ms', 'call_ms', 'rate', 'unit', 'peak_mib', 'max_err']
+CSV_COLUMNS = ['op', 'shape', 'sweep', 'axis', 'x', 'impl', 'pass',
+               'gpu_ms', 'call_ms', 'rate', 'unit', 'peak_mib', 'max_err']
 
 def write_csv(path, rows):
     with open(path, 'w', newline='') as f:
@@ -334,7 +358,8 @@ def sweep(sizes, dtype, device, out_dir, only_ops='', header=None):
     os.makedirs(out_dir, exist_ok=True)
     rows = []
     for i, case in enumerate(cases):
-        print(f"[{i + 1}/{len(cases)}] {case.op} {case.shape}" + ('' if case.sweep is None else f" ({case.sweep} sweep)"), flush=True)
+        print(f"[{i + 1}/{len(cases)}] {case.op} {case.shape}"
+              + ('' if case.sweep is None else f" ({case.sweep} sweep)"), flush=True)
         case_rows = bench_case(case, implementations(case))
         print_case(case_rows, ceiling)
         rows += case_rows
@@ -362,14 +387,14 @@ def tune_spaces():
     """op -> [settings]: each setting maps a kernel module's constants ('NAME' or
     'DICT.key') to values. The norms' forward and backward are tuned apart."""
     grid = lambda **axes: [dict(zip(axes, v)) for v in itertools.product(*axes.values())]
-    norm = grid(**{'TILE.fwd': [1024, 2048, 4096], 'PER_THREAD.fwd': [8, 16, 32], 'COLUMNS_PER_SM.fwd': [16384, 32768, 65536],
-                   'STAGES.fwd': [1, 3]}) \
+    norm = grid(**{'TILE.fwd': [1024, 2048, 4096], 'PER_THREAD.fwd': [8, 16, 32],
+                   'COLUMNS_PER_SM.fwd': [16384, 32768, 65536], 'STAGES.fwd': [1, 3]}) \
         + grid(**{'COLUMNS_PER_SM.bwd': [2048, 4096, 8192], 'STAGES.bwd': [2, 3, 4]})
     elementwise = grid(BLOCK_N=[2048, 4096], NUM_WARPS=[4, 8, 16])
     gelu = [{'TILE.fwd': (m, n, w), 'TILE.bwd': (m, n, w)} for m, n in [(1, 1024), (1, 2048), (4, 512), (4, 1024),
             (8, 256), (8, 512), (16, 256), (32, 128), (32, 256)] for w in (2, 4, 8)]
-    return {'layer_norm': norm, 'rms_norm': norm, 'rms_norm + residual': norm, 'rotary': grid(BLOCK_T=[32, 64], NUM_WARPS=[4]),
-            'swiglu': elementwise, 'gelu': gelu}
+    return {'layer_norm': norm, 'rms_norm': norm, 'rms_norm + residual': norm,
+            'rotary': grid(BLOCK_T=[32, 64], NUM_WARPS=[4]), 'swiglu': elementwise, 'gelu': gelu}
 
 def set_constants(module, setting):
     """Apply a setting to the module; returns the setting that undoes it."""
@@ -387,8 +412,10 @@ def tune(sizes, dtype, device, only_ops=''):
     """Triton's GPU time per setting at the model's shapes and, for the norms, at 4096x8192."""
     spaces, results = tune_spaces(), {}
     cases = [c for c in model_and_sweep_cases(*sizes, dtype, device) if c.op in spaces
-             and (c.sweep is None or ('norm' in c.op and c.x == 8192)) and (not only_ops or c.op in only_ops.split(','))]
-    print(f"Tuning: Triton GPU time (CUDA graph) per setting, us, and {cases[0].unit if cases else ''} of minimum traffic")
+             and (c.sweep is None or ('norm' in c.op and c.x == 8192))
+             and (not only_ops or c.op in only_ops.split(','))]
+    print(f"Tuning: Triton GPU time (CUDA graph) per setting, us, and {cases[0].unit if cases else ''} "
+          f"of minimum traffic")
     for case in cases:
         module = importlib.import_module('kernels.' + ('norm' if 'norm' in case.op else case.op))
         for setting in spaces[case.op]:

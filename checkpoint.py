@@ -1,37 +1,41 @@
 """
-Checkpoints that survive crashes and cannot run code.
+Checkpoints that survive crashes and cannot run code, and the stop by signal that writes one.
 
 save(): written to a temporary file beside the checkpoint, flushed to the disk, then
 renamed over it (a rename within a directory is atomic): a crash at any moment leaves
-either the old checkpoint or the new one, whole. keep > 1 keeps the last `keep`
-saves as ckpt-<iter>.pt, hard links (no second copy on disk) to the files ckpt.pt
-has been.
+either the old checkpoint or the new one, whole.
 
 load(): torch.load(weights_only=True), which unpickles tensors and plain Python data
 only: a checkpoint file cannot run code. A damaged, truncated or foreign file is a
-ValueError that says so.
+ValueError that says so; so is one whose model differs from the run's (check_fits).
 
 rng_state() / set_rng_state(): the random generators dropout draws from, so that a
 resumed run continues exactly as the uninterrupted one would have.
+
+StopSignal: SIGTERM (a scheduler's preemption) or SIGINT (Ctrl-C) asks the run to finish
+its step, save and exit cleanly; a second one, later than a second after, stops at once.
 """
 import os
-import glob
+import sys
+import time
+import signal
 
 import torch
 
 KEYS = ('model', 'optimizer', 'scaler', 'model_args', 'iter_num', 'best_val_loss', 'config')  # what the scripts read
+# the model_args that fix the parameters' shapes and the model's math: a resumed run must ask for the same
+ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta',
+             'gelu_approximate')
 
 
-def _write_durably(obj, path):
+def save(obj, path):
+    """Write obj to path atomically (see above)."""
     tmp = path + '.tmp'
     with open(tmp, 'wb') as f:
         torch.save(obj, f)
         f.flush()
         os.fsync(f.fileno())  # the bytes on the disk before the name points at them
     os.replace(tmp, path)
-
-
-def _sync_dir(path):
     fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     try:
         os.fsync(fd)  # the rename itself on the disk
@@ -39,44 +43,52 @@ def _sync_dir(path):
         os.close(fd)
 
 
-def save(obj, path, keep=1):
-    """Write obj to path atomically (see above); with keep > 1, the last `keep` saves stay as
-    <path stem>-<iter_num>.pt beside it."""
-    if keep <= 1:
-        _write_durably(obj, path)
-    else:
-        stem = os.path.splitext(path)[0]
-        numbered = f"{stem}-{obj['iter_num']:08d}.pt"
-        _write_durably(obj, numbered)
-        try:
-            os.link(numbered, path + '.tmp')
-            os.replace(path + '.tmp', path)
-        except OSError:  # a file system without hard links: a second copy
-            _write_durably(obj, path)
-        # the newest by time, not by iteration: after resuming from an older one, the run's new
-        # checkpoints are the ones to keep
-        saves = sorted(glob.glob(glob.escape(stem) + '-[0-9]*.pt'), key=lambda f: (os.stat(f).st_mtime_ns, f))
-        for old in saves[:-keep]:
-            os.remove(old)
-    _sync_dir(path)
-
-
 def load(path, device):
     """The checkpoint at path, on `device`; ValueError naming the file and the fix if it is
     missing, damaged or not a checkpoint of train.py."""
     if not os.path.exists(path):
-        raise ValueError(f"no checkpoint at {path}: train with init_from='scratch' first, or set out_dir to the run's folder")
+        raise ValueError(f"no checkpoint at {path}: train with init_from='scratch' first, "
+                         f"or set out_dir to the run's folder")
     try:
         ckpt = torch.load(path, map_location=device, weights_only=True)
     except Exception as e:
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise ValueError(f"cannot read checkpoint {path} ({first}): the file is damaged, incomplete, or holds "
-                         f"more than tensors and plain data; resume from another checkpoint (keep_checkpoints) "
-                         f"or start again") from None
+                         f"more than tensors and plain data; start again") from None
     missing = [k for k in KEYS if not isinstance(ckpt, dict) or k not in ckpt]
     if missing:
         raise ValueError(f"{path} is not a checkpoint of train.py (no {', '.join(missing)})")
     return ckpt
+
+
+def check_fits(ckpt, path, saved, asked, optimizer):
+    """ValueError where the checkpoint's model (saved: its GPTConfig's fields, with the defaults of keys older
+    checkpoints lack) or optimizer differs from the run's (asked: this run's fields)."""
+    differ = [k for k in ARCH_KEYS if saved[k] != asked[k]]
+    if differ:
+        raise ValueError(f"checkpoint {path} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ)
+                         + " but this run asks for " + ", ".join(f"{k}={asked[k]!r}" for k in differ)
+                         + (" (the vocabulary of the run's dataset)" if 'vocab_size' in differ else "")
+                         + ": use the checkpoint's settings and data, or another out_dir")
+    trained_with = ckpt['config'].get('optimizer', 'adamw')
+    if trained_with != optimizer:
+        raise ValueError(f"checkpoint {path} was trained with optimizer={trained_with!r}, this run asks for "
+                         f"{optimizer!r}: use the checkpoint's optimizer or another out_dir")
+
+
+def restore(ckpt, optimizer, scaler, rank, world_size):
+    """The optimizer's and the loss scaler's state loaded from ckpt (each group keeps this run's base_lr).
+    Returns (the steps skipped before, this rank's generators or None where the ranks differ in number)."""
+    base_lrs = [g['base_lr'] for g in optimizer.param_groups]
+    optimizer.load_state_dict(ckpt['optimizer'])
+    for g, base_lr in zip(optimizer.param_groups, base_lrs):
+        g['base_lr'] = base_lr
+    scaler.load_state_dict(ckpt['scaler'])
+    rng = ckpt.get('rng')  # one state per rank
+    if rng is None or len(rng) != world_size:
+        print(f"the checkpoint has the generators of {len(rng or [])} rank(s), this run {world_size}: dropout and "
+              f"the data order start afresh (not the uninterrupted run bit for bit)")
+    return ckpt.get('nonfinite_steps', 0), rng[rank] if rng is not None and len(rng) == world_size else None
 
 
 def rng_state(device):
@@ -91,3 +103,25 @@ def set_rng_state(state, device):
     torch.set_rng_state(state['cpu'].cpu())
     if 'cuda' in state:
         torch.cuda.set_rng_state(state['cuda'].cpu(), device)
+
+
+class StopSignal:
+    """The first SIGTERM or SIGINT received (its name in .name), once install() has run."""
+
+    def __init__(self):
+        self.name, self.time = None, None
+
+    def install(self):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._on_signal)
+
+    def _on_signal(self, signum, frame):
+        # one within a second of the first is the same request twice (a scheduler signals every process, and
+        # torchrun forwards what it gets); a later one stops at once
+        if self.name is not None:
+            if time.time() - self.time > 1.0:
+                raise KeyboardInterrupt
+            return
+        self.name, self.time = signal.Signals(signum).name, time.time()
+        print(f"{self.name}: saving a checkpoint after this step, then exiting (send it again to stop at once)",
+              file=sys.stderr, flush=True)

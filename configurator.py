@@ -15,12 +15,13 @@ and updates the globals in place, returning {key: final value}. A value must hav
 type of the key's default (an int is fine for a float; a None default takes anything;
 None is accepted for any key, e.g. --top_k=None). Unknown keys, wrong types and missing
 files end the program with a one-line `error: ...` on stderr and exit code 2, not a
-traceback. --help lists every key with its default. A script that borrows another's
+traceback. --help lists every key with its default and the comment on its line. A script that borrows another's
 config files (bench.py takes the model of a training config) passes
 skip_unknown_in_files=True: keys in a file that the script does not have are then
 skipped, with one line naming them.
 """
 import os
+import re
 import ast
 import sys
 import types
@@ -62,14 +63,26 @@ def _parse(raw, default):
         return raw  # --wandb_run_name=123 means the text '123'; --x='a' means a
     return value
 
+def _comments(path):
+    """{key: its comment} from a script's `key = value  # comment` lines."""
+    with open(path) as f:
+        lines = [re.match(r'^(\w+) = [^#]*?#\s*(.*)$', line.rstrip()) for line in f]
+    return {m.group(1): m.group(2) for m in lines if m}
+
+def command_line_keys(argv=None):
+    """The keys set on the command line (--key=value), as opposed to defaults and config files."""
+    argv = sys.argv[1:] if argv is None else argv
+    return {arg[2:].partition('=')[0] for arg in argv if arg.startswith('--')}
+
 def configure(g, argv=None, skip_unknown_in_files=False):
     argv = sys.argv[1:] if argv is None else argv
     defaults = {k: v for k, v in g.items() if not k.startswith('_') and isinstance(v, CONFIG_TYPES)}
     keys = list(defaults)
     if '--help' in argv or '-h' in argv:
-        width = max(map(len, keys), default=0)
+        comments = _comments(g['__file__']) if os.path.isfile(g.get('__file__') or '') else {}
+        width = max((len(f"{k} = {defaults[k]!r}") for k in keys), default=0)
         for k in keys:
-            print(f"--{k.ljust(width)} = {defaults[k]!r}")
+            print(f"--{f'{k} = {defaults[k]!r}'.ljust(width)}  {comments.get(k, '')}".rstrip())
         sys.exit(0)
     for arg in argv:
         if not arg.startswith('--'):  # a config file

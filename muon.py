@@ -70,9 +70,11 @@ class Muon(torch.optim.Optimizer):
         if backend == 'triton' and reason:
             raise ValueError(f"Muon: backend='triton' cannot run: {reason}")
         self.backend = 'torch' if backend == 'torch' or reason else 'triton'
-        # per Muon group: {'lr': the lr its graphs read, 'pool': their memory, 'seen': {addresses and settings: graph or None}};
+        # per Muon group: {'lr': the lr its graphs read, 'pool': their memory,
+        # 'seen': {addresses and settings: graph or None}};
         # None under DDP (build the optimizer after init_process_group): the all-gather stays eager
-        self.graphs = {} if cuda_graphs and device_type == 'cuda' and self.backend == 'triton' and _world_size() == 1 else None
+        self.graphs = {} if (cuda_graphs and device_type == 'cuda' and self.backend == 'triton'
+                             and _world_size() == 1) else None
         self.graph_replays = 0
         self.skip = None  # found_inf as the Muon kernels read it, at one address (a CUDA graph's)
 
@@ -141,7 +143,8 @@ class Muon(torch.optim.Optimizer):
 
     def _muon_update(self, stacks, group, lr):
         for members in stacks:
-            U, sumsq = kernels.muon_momentum([p.grad for p in members], [self.state[p]['momentum_buffer'] for p in members],
+            U, sumsq = kernels.muon_momentum([p.grad for p in members],
+                                             [self.state[p]['momentum_buffer'] for p in members],
                                              group['momentum'], group['nesterov'], backend=self.backend, skip=self.skip)
             O = self._orthogonalise(U, sumsq, group['ns_steps'])
             kernels.muon_apply(members, O, lr, group['weight_decay'], backend=self.backend, skip=self.skip)
@@ -172,4 +175,5 @@ class Muon(torch.optim.Optimizer):
         kernels.adamw(params, [p.grad for p in params], [s['exp_avg'] for s in state], [s['exp_avg_sq'] for s in state],
                       [s['step'] for s in state], lr=group['lr'], beta1=beta1, beta2=beta2,
                       weight_decay=group['weight_decay'], eps=group['eps'], found_inf=self.skip,
-                      backend='torch' if self.backend == 'torch' else 'auto')  # 'auto': torch's step for what the kernel cannot take
+                      # 'auto': torch's step for what the kernel cannot take
+                      backend='torch' if self.backend == 'torch' else 'auto')

@@ -10,7 +10,8 @@ from contextlib import nullcontext
 import torch
 
 import checkpoint
-from model import GPTConfig, GPT, OVERRIDES, compile_model, measure_kernels
+from kernels import choose
+from model import GPTConfig, GPT, compile_model
 from configurator import configure
 from data.common import read_meta
 
@@ -32,7 +33,6 @@ use_triton_rotary = None
 use_triton_mlp = None
 use_triton_attention = None
 use_triton_cross_entropy = None
-kernels_cache = 'kernels_cache.json'  # 'auto' on CUDA: the measured choices, shared with train.py; None: measure each time
 compile = False
 # -----------------------------------------------------------------------------
 config = configure(globals())
@@ -51,11 +51,12 @@ try:
 except ValueError as e:
     sys.exit(f"error: {e}")
 gptconf = GPTConfig(**dict(ckpt['model_args'], dropout=0.0))  # sampling never drops out
-overrides = {name: config[f'use_triton_{name}'] for name in OVERRIDES}
+overrides = {name: config[f'use_triton_{name}'] for name in choose.OVERRIDES}
+measured = None
 if kernels == 'auto' and device_type == 'cuda':  # one sequence at a time, forward only
-    overrides, _ = measure_kernels(gptconf, 1, ptdtype, device, compile, kernels_cache, overrides, backward=False)
+    measured, _ = choose.measure(gptconf, 1, ptdtype, device, compile, overrides=overrides, backward=False)
 try:
-    model = GPT(gptconf, kernels=kernels, device_type=device_type, overrides=overrides)
+    model = GPT(gptconf, choose.resolve(kernels, gptconf, device_type, overrides, measured))
 except ValueError as e:
     sys.exit(f"error: {e}")
 model.load_state_dict(ckpt['model'])
@@ -69,7 +70,8 @@ if start.startswith('FILE:'):
         start = f.read()
 
 # the tokenizer: the dataset's character vocabulary if it has one, else GPT-2 BPE
-data_dir = os.path.join(train_config['data_root'], train_config['dataset'])
+dataset = train_config['dataset']  # a name under data/ (or, in older checkpoints, under data_root) or a path
+data_dir = dataset if os.sep in dataset else os.path.join(train_config.get('data_root', 'data'), dataset)
 try:
     meta = read_meta(data_dir)
 except ValueError as e:
@@ -78,7 +80,8 @@ if meta:
     print(f"loading the vocabulary from {meta['path']}")
     if meta['vocab_size'] != gptconf.vocab_size:
         sys.exit(f"error: {meta['path']} has {meta['vocab_size']} tokens but the checkpoint's model "
-                 f"{gptconf.vocab_size}: the dataset was prepared again since; sample with the vocabulary it was trained on")
+                 f"{gptconf.vocab_size}: the dataset was prepared again since; sample with the vocabulary it was "
+                 f"trained on")
     stoi, itos = meta['stoi'], meta['itos']
     unknown = sorted(set(c for c in start if c not in stoi))
     if unknown:

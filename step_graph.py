@@ -23,47 +23,12 @@ destroy_process_group: NCCL's communicator destroy waits forever on a communicat
 kernels a live graph holds (pytorch/pytorch#115388; seen here at 2 ranks, not at 1).
 
 The warm-up steps and the recording run with cuBLAS without its workspace
-(cublas_without_workspace), unless the user set CUBLAS_WORKSPACE_CONFIG.
+(kernels.backend.cublas_without_workspace), unless the user set CUBLAS_WORKSPACE_CONFIG.
 """
-import os
-import contextlib
-
 import torch
 
 import kernels
-
-
-@contextlib.contextmanager
-def cublas_without_workspace():
-    """cuBLAS (and cuBLASLt, which shares its workspace) without a workspace inside the block,
-    unless the user set CUBLAS_WORKSPACE_CONFIG (which then holds everywhere). For recording a
-    step: GPT-2's graphed step then has no cooperative cuBLAS kernels and the memsets before them
-    (~45 nodes a step), and runs 0.12-0.45 ms faster on the H100. Not for steps launched from
-    Python: torch 2.11 reads the variable at every cuBLAS call, and with it set each product costs
-    ~35-45 us more host time, ~5 ms of an eager GPT-2 step (docs/perf-notes.md, 2026-11-26).
-    Where torch has setters for the sizes (torch.backends.cuda, 2.13), which take precedence over
-    the variables, they are used instead."""
-    if 'CUBLAS_WORKSPACE_CONFIG' in os.environ:
-        yield
-        return
-    if hasattr(torch.backends.cuda, 'cublas_workspace_size'):  # torch >= 2.13
-        sizes = torch.backends.cuda.cublas_workspace_size, torch.backends.cuda.cublaslt_workspace_size
-        before = [size() for size in sizes]
-        for size in sizes:
-            size(0)
-        restore = lambda: [size(b) for size, b in zip(sizes, before)]
-    else:  # torch 2.11: the variables, read at every call
-        ours = {'CUBLAS_WORKSPACE_CONFIG': ':0:0'}
-        if 'CUBLASLT_WORKSPACE_SIZE' not in os.environ:  # larger than cuBLAS's, Lt warns and takes cuBLAS's
-            ours['CUBLASLT_WORKSPACE_SIZE'] = '0'
-        os.environ.update(ours)
-        restore = lambda: [os.environ.pop(name) for name in ours]
-    try:
-        yield
-    finally:
-        restore()
-        if torch.cuda.is_initialized():  # the streams used inside may keep an empty workspace, which a later
-            torch._C._cuda_clearCublasWorkspaces()  # call at the default size could be handed: dropped
+from kernels.backend import cublas_without_workspace
 
 
 def set_lr(group, lr):

@@ -16,8 +16,3 @@ eval_interval = 1000
 eval_iters = 200
 log_interval = 10
 weight_decay = 1e-1
-
-# the whole step (every micro-step, DDP's all-reduces, clipping, AdamW) replayed from one CUDA
-# graph: under torchrun the compiled step is otherwise host-bound (H100, one rank, 8 micro-steps
-# of 12x1024: 270 ms per iteration plain, 212 graphed, as one process without DDP takes)
-cuda_graph = True

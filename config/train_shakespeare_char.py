@@ -26,8 +26,3 @@ lr_decay_iters = 5000  # usually = max_iters
 min_lr = 1e-4  # learning_rate / 10
 beta2 = 0.99  # a little larger: few tokens per iteration
 warmup_iters = 100
-
-# a model this small leaves the GPU waiting on Python's launches: the whole step (forward,
-# backward, AdamW) replayed from one CUDA graph (H100, per iteration: 13.4 ms compiled alone,
-# 7.3 ms with compile_mode='reduce-overhead', 6.9 ms so, on one machine; README)
-cuda_graph = True

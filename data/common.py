@@ -145,6 +145,7 @@ def check_tokens(path, vocab_size, block_size, vocab_from, prepare):
         chunk = np.fromfile(path, dtype=np.uint16, count=piece, offset=2 * start)
         if chunk.max() >= vocab_size:
             at = int(np.argmax(chunk >= vocab_size))
-            raise ValueError(f"{path} holds token id {int(chunk[at])} at position {start + at:,}, outside the vocabulary of "
-                             f"{vocab_size} ({vocab_from}): the tokens and the vocabulary do not match; {prepare}")
+            raise ValueError(f"{path} holds token id {int(chunk[at])} at position {start + at:,}, outside the "
+                             f"vocabulary of {vocab_size} ({vocab_from}): the tokens and the vocabulary do not match; "
+                             f"{prepare}")
     return n

@@ -12,17 +12,17 @@ step, and the tests hold this step to torch's fused one on the GPU (whose arithm
 doubles in some, fp32 FMAs in others) and its foreach one on the CPU.
 found_inf (a device scalar, as train.py sets it on the optimizer): where it is not 0 nothing changes and the step
 counts go back to what they were, with no host sync.
-copies: per weight None or its copy in a narrower dtype (bf16, fp16: the one its products read, model.py's
+copies: per weight None or its copy in a narrower dtype (bf16, fp16: the one its products read, kernels/linear.py's
 matmul_copy), written with the new weight rounded to nearest even, as Tensor.to rounds: 2 bytes more a weight,
 where a cast of its own would read 4 and write 2.
 
-Why a kernel of our own: torch's fused AdamW moves GPT-2 124M's 28 bytes a parameter at 2.57 TB/s on the H100, where a
-plain streaming pass reaches 3.06. This one: 2.90 TB/s, 1203 us a step against 1357 (1170 us with the moments in
-fp32, 1243 with the decay and the denominator in fp64 too: docs/perf-notes.md, twenty-seventh session). Each
-program takes BLOCK elements of one tensor; three small tables on the device say which: the tensors' addresses
-(weight, gradient, m, v, step count, copy), per program its tensor, first element and the tensor's size, and the
-hyperparameters in fp64. Each program makes its tensor's bias corrections from the step count on the
-device, so a CUDA graph of the step replays with the counts moving.
+Why a kernel of our own: the step moves 28 bytes a parameter, and torch's fused AdamW moves them well below a plain
+streaming pass's bandwidth; this one comes closer, measured faster at GPT-2's shapes (docs/perf-notes.md). Only the
+moments are in fp64: the decay and the denominator in fp64 too measure slower. Each program takes BLOCK elements of
+one tensor; three small tables on the device say which: the tensors' addresses (weight, gradient, m, v, step count,
+copy), per program its tensor, first element and the tensor's size, and the hyperparameters in fp64. Each program
+makes its tensor's bias corrections from the step count on the device, so a CUDA graph of the step replays with the
+counts moving.
 
 Constraints: weights, gradients and states fp32, contiguous, of matching shapes, on one device (a GPU, or the CPU
 under Triton's interpreter); the step counts 0-d fp32 tensors there; lr a float or a 0-d tensor there; betas
@@ -45,8 +45,8 @@ def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, b
     fused = params[0].is_cuda and state_steps[0].device == params[0].device
     if not fused:
         if params[0].is_cuda and torch.cuda.is_current_stream_capturing():
-            raise RuntimeError("adamw: step counts on the CPU cannot be recorded in a CUDA graph (as torch.optim.AdamW: "
-                               "fused=True or capturable=True keeps them on the GPU)")
+            raise RuntimeError("adamw: step counts on the CPU cannot be recorded in a CUDA graph "
+                               "(as torch.optim.AdamW: fused=True or capturable=True keeps them on the GPU)")
         if found_inf is not None and found_inf.item():
             return
         lr = lr.item() if torch.is_tensor(lr) else lr
@@ -57,8 +57,8 @@ def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, b
 
 @triton.jit
 def _adamw_kernel(
-    ADDRESSES,  # (6, num_tensors) int64: per tensor the address of its weight, gradient, exp_avg, exp_avg_sq, step count,
-                # and of the weight's low-precision copy (0: none)
+    ADDRESSES,  # (6, num_tensors) int64: per tensor the address of its weight, gradient, exp_avg, exp_avg_sq,
+                # step count, and of the weight's low-precision copy (0: none)
     BLOCKS,     # (3, programs) int64: per program its tensor, its first element, and that tensor's size
     W, G, M, V, S,  # the first weight, gradient, exp_avg, exp_avg_sq and step count: each list's pointer type
     C,          # the first copy (its pointer type), or None where no weight has one
@@ -105,10 +105,9 @@ def _adamw_kernel(
             tl.store(c_addr.to(C.dtype) + offs, w.to(C.dtype.element_ty), mask=mask)
 
 
-# Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). On the H100 over GPT-2's 75 tensors, the kernel
-# with fp32 moments: 1171-1182 us a step (2.95-2.97 TB/s) against torch's fused 1354; more per program (a loop of 2, 4,
-# 8 such blocks) 1191, 1208, 1232 us, and 2048 or 4096 with 8 warps 1273 and 1500 (docs/runs/2026-11-27-issue8-s26/,
-# calls 4-6). The interpreter takes 64, so the tests' tensors span many programs
+# Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). More per program (a loop of 2, 4 or 8 such
+# blocks, or 2048 or 4096 with 8 warps) measured slower over GPT-2's 75 tensors (docs/perf-notes.md). The interpreter
+# takes 64, so the tests' tensors span many programs
 BLOCK, NUM_WARPS = (64, 4) if INTERPRET else (1024, 4)
 
 
@@ -154,11 +153,12 @@ def _check_copies(params, copies):
         if c is not None and (c.shape != p.shape or c.device != p.device or not c.is_contiguous()
                               or c.dtype not in (torch.bfloat16, torch.float16)):
             raise ValueError(f"adamw: a copy {tuple(c.shape)} {c.dtype} on {c.device} for a weight {tuple(p.shape)} on "
-                             f"{p.device}: copies are contiguous bf16 or fp16 tensors of their weights' shape and device")
+                             f"{p.device}: copies are contiguous bf16 or fp16 tensors "
+                             f"of their weights' shape and device")
 
 
 def kept_copies(params):
-    """Each weight's copy for its products (model.py's matmul_copy), or None."""
+    """Each weight's copy for its products (kernels/linear.py's matmul_copy), or None."""
     return [getattr(p, "matmul_copy", None) for p in params]
 
 
@@ -216,8 +216,8 @@ class AdamW(torch.optim.AdamW):
     """torch.optim.AdamW with its step by adamw() above: the same arguments and state (a state_dict loads into
     either), learning rates as floats or 0-d device tensors (a CUDA graph's, step_graph.set_lr), found_inf read
     where train.py sets it. amsgrad, maximize, differentiable, complex weights, sparse gradients and GradScaler's
-    grad_scale (fp16) take torch.optim.AdamW's own step. A weight with a `matmul_copy` (model.py's) gets it written
-    at each step, whichever step ran. backend: 'auto' | 'triton' | 'torch', as for every op."""
+    grad_scale (fp16) take torch.optim.AdamW's own step. A weight with a `matmul_copy` (kernels/linear.py) gets it
+    written at each step, whichever step ran. backend: 'auto' | 'triton' | 'torch', as for every op."""
 
     def __init__(self, params, *args, backend="auto", **kwargs):
         super().__init__(params, *args, **kwargs)

@@ -21,8 +21,8 @@ walking the key tiles. No atomics: the same bits on every run. Tiles that the ca
 diagonal or the end of the sequence cut are the only ones masked (MASKED).
 
 Constraints: q, k, v of one dtype, bf16 or fp16; fp32, dropout and head dims outside
-HEAD_DIMS go to SDPA with backend='auto', one printed line (exact fp32 tiles were tried:
-dv at 3x SDPA's fp32 error on the GPU, docs/perf-notes.md). Any T; any strides with
+HEAD_DIMS go to SDPA with backend='auto', one printed line (exact fp32 tiles fall short
+of SDPA's fp32 accuracy in dv on the GPU: docs/perf-notes.md). Any T; any strides with
 contiguous head dims (the model's q, k, v are read in place from the qkv projection). The output is returned
 as a (B, H, T, D) view of a (B, T, H, D) tensor, the layout the output projection reads.
 Block sizes, warps and stages are autotuned per head dim, causal, dtype, batch size,
@@ -118,8 +118,8 @@ def _flash_attention_fwd_kernel(
 
     rows = offs_m < T
     tl.store(LSE + bh.to(tl.int64) * T + offs_m, m_i + tl.math.log2(l_i), mask=rows)
-    tl.store(O + _bthd(b, h, offs_m, T * H * HEAD_DIM, H * HEAD_DIM, HEAD_DIM), (acc / l_i[:, None]).to(O.dtype.element_ty),
-             mask=rows[:, None])
+    tl.store(O + _bthd(b, h, offs_m, T * H * HEAD_DIM, H * HEAD_DIM, HEAD_DIM),
+             (acc / l_i[:, None]).to(O.dtype.element_ty), mask=rows[:, None])
 
 @triton.jit
 def _load_rows(ptrs, rows, other, MASKED: tl.constexpr):
@@ -135,12 +135,12 @@ def _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP: tl.constexpr, T, st
                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
     """dK and dV sums of one key tile over the query tiles at lo, lo + BLOCK_M, ... < hi of
     each query head of its group, in one flat loop over (head, tile): a loop over heads
-    around the tile loop spilled registers. Q, DO, LSE, DELTA point at the batch's first
+    around the tile loop spills registers. Q, DO, LSE, DELTA point at the batch's first
     head. MASKED: rows past T load as zeros and add nothing, and the causal diagonal is
     masked; otherwise every tile lies wholly inside the sequence and below the diagonal."""
     tiles = tl.cdiv(hi - lo, BLOCK_M)
     for i in tl.range(0, GROUP * tiles):
-        g, tile = (i // tiles, i % tiles) if GROUP > 1 else (0, i)  # no division per step without GQA: 6%
+        g, tile = (i // tiles, i % tiles) if GROUP > 1 else (0, i)  # no division per step without GQA
         h = (hkv * GROUP + g).to(tl.int64)
         offs_m = lo + tile * BLOCK_M + tl.arange(0, BLOCK_M)
         rows = offs_m < T
@@ -191,8 +191,7 @@ def _flash_attention_bwd_dkdv_kernel(
     # Causal: unmasked first, the query tiles inside the sequence that see the whole key
     # tile; then, masked, those the diagonal cuts and the one the end of the sequence cuts.
     # The loop order matters: ptxas serializes every wgmma of the kernel (its warning C7515,
-    # docs/perf-notes.md, session 3) with the masked loop first, or with two loops when not
-    # causal.
+    # docs/perf-notes.md) with the masked loop first, or with two loops when not causal.
     if CAUSAL:
         diag_end = tl.minimum(start_n + BLOCK_N, T)
         full_end = diag_end + (T - diag_end) // BLOCK_M * BLOCK_M
@@ -205,9 +204,10 @@ def _flash_attention_bwd_dkdv_kernel(
     else:
         dk, dv = _dkdv_tiles(dk, dv, k, v, Q, DO, LSE, DELTA, hkv, GROUP, T, stride_qh, stride_qt, stride_doh,
                              stride_dot, offs_n, 0, T, qk_scale, CAUSAL, True, HEAD_DIM, BLOCK_M)
-    tl.store(DKV + _bthd(b, head_k + hkv, offs_n, stride_gb, stride_gt, HEAD_DIM), (dk * scale).to(DKV.dtype.element_ty),
-             mask=cols)
-    tl.store(DKV + _bthd(b, head_v + hkv, offs_n, stride_gb, stride_gt, HEAD_DIM), dv.to(DKV.dtype.element_ty), mask=cols)
+    tl.store(DKV + _bthd(b, head_k + hkv, offs_n, stride_gb, stride_gt, HEAD_DIM),
+             (dk * scale).to(DKV.dtype.element_ty), mask=cols)
+    tl.store(DKV + _bthd(b, head_v + hkv, offs_n, stride_gb, stride_gt, HEAD_DIM),
+             dv.to(DKV.dtype.element_ty), mask=cols)
 
 @triton.jit
 def _dq_tiles(dq, q, do, lse, delta, K, V, stride_kt, stride_vt, offs_m, lo, hi, T, qk_scale,
@@ -268,10 +268,10 @@ def _flash_attention_bwd_dq_kernel(
              mask=rows[:, None])
 
 # Autotuning candidates, (BLOCK_M, BLOCK_N, num_warps, num_stages) per head dim, the
-# fastest on the H100 and H200 first (docs/perf-notes.md): KERNELS_AUTOTUNE=0 takes that
-# one alone. The tile loops need the larger block a multiple of the smaller. The CPU
-# interpreter takes one small config with unequal blocks, so the tests cross many tiles
-# and both loop splits.
+# fastest measured first (docs/perf-notes.md): KERNELS_AUTOTUNE=0 takes that one alone.
+# The tile loops need the larger block a multiple of the smaller. The CPU interpreter
+# takes one small config with unequal blocks, so the tests cross many tiles and both
+# loop splits.
 SMALL_HEADS = {  # 16, 32, 64
     'fwd': [(64, 64, 4, 3), (64, 64, 4, 2), (128, 64, 8, 3), (128, 64, 8, 4)],
     'dkdv': [(32, 128, 4, 3), (64, 128, 4, 2), (16, 64, 4, 3), (64, 64, 4, 2), (64, 64, 4, 3), (32, 64, 4, 3),
@@ -312,7 +312,8 @@ def _problem(q, k, v, dropout_p):
     if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
         return "q, k, v must be 4-D (B, H, T, D)"
     if k.shape != v.shape or q.shape[0] != k.shape[0] or q.shape[2:] != k.shape[2:]:
-        return f"shapes q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)} are not (B, H, T, D), (B, Hkv, T, D) x 2"
+        return (f"shapes q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)} "
+                f"are not (B, H, T, D), (B, Hkv, T, D) x 2")
     if q.shape[1] % k.shape[1] != 0:
         return f"{q.shape[1]} query heads are not a multiple of {k.shape[1]} key/value heads"
     if q.shape[-1] not in HEAD_DIMS:
@@ -458,7 +459,9 @@ def flash_attention_qkv(qkv, n_head, causal=True, scale=None, dropout_p=0.0, bac
     q, k, v = split_qkv(qkv, n_head)
     if not use_triton("flash_attention", backend, q, k, v, limit=_problem(q, k, v, dropout_p)):
         # the same views split before the transpose, as nanoGPT makes them: autograd then concatenates their
-        # gradients along contiguous rows, not across the transposed layout (1.9 ms of a GPT-2 step, eager)
+        # gradients along contiguous rows, not across the transposed layout, a slower copy in GPT-2's eager step
+        # (docs/perf-notes.md)
         q, k, v = (t.transpose(1, 2) for t in qkv.split([q.shape[1], k.shape[1], v.shape[1]], dim=2))
         return flash_attention_ref(q, k, v, causal, scale, dropout_p)
-    return FlashAttentionQKVFunction.apply(qkv, n_head, causal, 1.0 / math.sqrt(qkv.shape[-1]) if scale is None else scale)
+    return FlashAttentionQKVFunction.apply(qkv, n_head, causal,
+                                           1.0 / math.sqrt(qkv.shape[-1]) if scale is None else scale)

@@ -1,6 +1,7 @@
 """
-What every op in kernels/ shares: importing Triton when it is there, and the
-backend rule.
+What every op in kernels/ shares: importing Triton when it is there, the backend rule,
+the launch helpers, and two facts of the device: cuBLAS without its workspace (for a
+step recorded as a CUDA graph) and the GPUs' peak FLOP/s (for MFU).
 
 backend='torch'  : always the PyTorch reference.
 backend='triton' : always the Triton kernel; a clear error where it cannot run.
@@ -10,6 +11,7 @@ backend='auto'   : Triton where it can run (CUDA tensors, or any tensor under
 import os
 import math
 import functools
+import contextlib
 
 import torch
 # private: eager launches skip the traceable path
@@ -19,7 +21,6 @@ from torch.library import wrap_triton
 try:
     import triton
     import triton.language as tl
-    from triton import knobs
     TRITON_AVAILABLE = True
 except ImportError:
     TRITON_AVAILABLE = False
@@ -158,7 +159,7 @@ def device_scalar(x, device):
 
 def cdiv(a, b):
     """ceil(a / b) on the host, as triton.cdiv: Triton's is a constexpr function whose
-    wrapper costs ~2 us a call, a launch's share of host time in an eager step."""
+    wrapper costs host time at every call of an eager step."""
     return -(-a // b)
 
 def next_power_of_2(n):
@@ -216,88 +217,9 @@ def for_compile(name, fake, traceable=True):
     return wrap
 
 def launch(kernel):
-    """What the launchers call as launch(kernel)[grid](*args, **meta): wrap_triton's
-    traceable kernel while torch.compile traces them (for_compile), Triton's own launch
-    under the CPU interpreter, and in eager mode the lean launch below."""
-    if is_wrap_triton_enabled():
-        return wrap_triton(kernel)
-    if INTERPRET:
-        return kernel
-    lean = _lean.get(id(kernel))  # by id: a JIT function's own hash takes a lock
-    if lean is None:
-        lean = _lean[id(kernel)] = LeanLaunch(kernel)
-    return lean
-
-_lean = {}  # id(kernel) -> LeanLaunch; the kernels are module globals, alive as long as the process
-
-class LeanLaunch:
-    """kernel[grid](*args, **meta) with less host time per launch, for eager steps, where
-    the host's time per launch can set the step's pace. Triton's own launch binds and
-    specialises every argument, builds its cache key as a string and calls two empty
-    launch hooks each time; an autotuner adds its own key. Here the first launch for each
-    key goes through Triton (compiling, autotuning) and the compiled kernel it returns is
-    kept under a key of what Triton specialises on, computed more cheaply: each tensor's
-    dtype and 16-byte alignment, each int's equality to 1, divisibility by 16 and type
-    (i32, i64, u64), and by value the other arguments (constexprs, an autotuner's key,
-    bools) and meta. The key is at least as fine as Triton's, so the kernel found is the
-    one Triton would launch; Triton's debug and instrumentation settings are in it too.
-    Launch hooks (Triton's profilers) and a JIT function's pre-run hooks take Triton's path.
-    Not seen: a kernel's global variables changed after its first launch (Triton checks
-    them on every launch; ours are module constants passed as arguments).
-    Measured on the H100's host (docs/perf-notes.md): the attention forward's launch through
-    its autotuner 63 -> 37 us; a plain JIT launch about as cheap as Triton 3.6's own."""
-
-    def __init__(self, kernel):
-        autotuner = isinstance(kernel, triton.runtime.Autotuner)
-        jit = kernel.fn if autotuner else kernel
-        if autotuner and any(c.pre_hook for c in kernel.configs):
-            raise ValueError(f"{jit.__name__}: a config's pre_hook needs Triton's own launch")
-        self.kernel, self.autotuner, self.jit, self.names = kernel, autotuner, jit, jit.arg_names
-        exact = {p.name for p in jit.params if p.is_constexpr} | set(kernel.keys if autotuner else ())
-        self.by_value = [name in exact for name in self.names]
-        self.defaults = {p.name: p.default for p in jit.params if p.has_default}
-        self.compiled = {}
-
-    def __getitem__(self, grid):
-        return lambda *args, **meta: self.run(grid, args, meta)
-
-    def run(self, grid, args, meta):
-        device = torch.cuda.current_device()
-        key = (device, knobs.runtime.debug, knobs.compilation.instrumentation_mode, *meta.items(),
-               *map(_specialised, args, self.by_value))
-        hit = self.compiled.get(key)
-        if hit is None or _hooked(knobs.runtime.launch_enter_hook) or _hooked(knobs.runtime.launch_exit_hook) \
-                or self.jit.pre_run_hooks:
-            return self._through_triton(key, grid, args, meta)
-        run, function, metadata, rest = hit
-        if callable(grid):
-            grid = grid(dict(zip(self.names, (*args, *rest))))
-        run(grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1,
-            torch._C._cuda_getCurrentRawStream(device), function, metadata, None, None, None, *args, *rest)
-
-    def _through_triton(self, key, grid, args, meta):
-        compiled = self.kernel[grid](*args, **meta)
-        if key not in self.compiled and compiled is not None:
-            given = {**self.defaults, **meta, **(self.kernel.best_config.all_kwargs() if self.autotuner else {})}
-            # the parameters after the positional ones, as the C launcher takes them (constexprs included)
-            rest = tuple(given[name] for name in self.names[len(args):])
-            self.compiled[key] = (compiled.run, compiled.function, compiled.packed_metadata, rest)
-
-def _hooked(hook):
-    """Whether a launch hook is set: Triton's chain of hooks with any in it, or anything else but None."""
-    return hook is not None and getattr(hook, "calls", True)
-
-def _specialised(arg, by_value):
-    """What Triton specialises an argument on, or the argument itself."""
-    if by_value:
-        return arg
-    if isinstance(arg, torch.Tensor):
-        return arg.dtype, arg.data_ptr() % 16 == 0
-    if isinstance(arg, int) and not isinstance(arg, bool):
-        return arg == 1, arg % 16 == 0, -2**31 <= arg < 2**31, arg < 2**63  # i32, i64 or u64
-    if isinstance(arg, float):
-        return float
-    return arg
+    """What the launchers call as launch(kernel)[grid](*args, **meta): wrap_triton's traceable
+    kernel while torch.compile traces them (for_compile), Triton's own launch otherwise."""
+    return wrap_triton(kernel) if is_wrap_triton_enabled() else kernel
 
 @functools.lru_cache(maxsize=None)
 def _sm_count(device_index):
@@ -306,4 +228,53 @@ def _sm_count(device_index):
 def num_sms(device):
     """Streaming multiprocessors of the device, to size persistent grids. The CPU
     interpreter gets a small number so the multi-row-per-program path is exercised."""
-    return _sm_count(device.index if device.index is not None else torch.cuda.current_device()) if device.type == "cuda" else 4
+    if device.type != "cuda":
+        return 4
+    return _sm_count(device.index if device.index is not None else torch.cuda.current_device())
+
+
+@contextlib.contextmanager
+def cublas_without_workspace():
+    """cuBLAS (and cuBLASLt, which shares its workspace) without a workspace inside the block, unless the
+    user set CUBLAS_WORKSPACE_CONFIG (which then holds everywhere). For recording a step as a CUDA graph:
+    the graph then has no cooperative cuBLAS kernels and the memsets before them, and GPT-2's graphed step
+    runs faster (docs/perf-notes.md). Not for steps launched from Python: torch 2.11 reads the variable at
+    every cuBLAS call, which costs host time per product. Where torch has setters for the sizes (2.13),
+    they are used instead of the variables."""
+    if 'CUBLAS_WORKSPACE_CONFIG' in os.environ:
+        yield
+        return
+    if hasattr(torch.backends.cuda, 'cublas_workspace_size'):
+        sizes = torch.backends.cuda.cublas_workspace_size, torch.backends.cuda.cublaslt_workspace_size
+        before = [size() for size in sizes]
+        for size in sizes:
+            size(0)
+        restore = lambda: [size(b) for size, b in zip(sizes, before)]
+    else:
+        ours = {'CUBLAS_WORKSPACE_CONFIG': ':0:0'}
+        if 'CUBLASLT_WORKSPACE_SIZE' not in os.environ:  # larger than cuBLAS's, Lt warns and takes cuBLAS's
+            ours['CUBLASLT_WORKSPACE_SIZE'] = '0'
+        os.environ.update(ours)
+        restore = lambda: [os.environ.pop(name) for name in ours]
+    try:
+        yield
+    finally:
+        restore()
+        if torch.cuda.is_initialized():  # a stream used inside may keep an empty workspace: dropped
+            torch._C._cuda_clearCublasWorkspaces()
+
+# Dense bf16 tensor-core peak FLOP/s by GPU name, for MFU. The first key found in the
+# device name wins, so more specific names come first.
+GPU_PEAK_FLOPS = [
+    ('H100 PCIe', 756e12), ('H100 NVL', 835e12), ('H100', 989e12), ('H200', 989e12), ('H800', 989e12),
+    ('GH200', 989e12), ('B200', 2250e12), ('B100', 1750e12), ('A100', 312e12), ('A800', 312e12),
+    ('L40S', 362e12), ('L40', 181e12), ('L4', 121e12), ('A10G', 70e12), ('A10', 125e12),
+    ('RTX 4090', 165e12), ('RTX 3090', 71e12), ('A6000', 155e12), ('V100', 125e12), ('T4', 65e12),
+]
+
+def gpu_peak_flops(device):
+    """(name, peak FLOP/s) of the device; peak is None for CPUs and GPUs not in the table."""
+    if torch.device(device).type != 'cuda':
+        return 'cpu', None
+    name = torch.cuda.get_device_name(device)
+    return name, next((flops for key, flops in GPU_PEAK_FLOPS if key in name), None)

@@ -1,84 +1,140 @@
 """
-kernels='auto', measured: for each op of a model, whether the Triton kernel or the PyTorch
-reference is faster on this GPU at this run's shapes (for the loss, PyTorch's side is the
-model's: nanoGPT's unfused head and loss). Each op runs forward + backward
-(forward alone for sampling) on random inputs of the model's shapes and dtype, under
-autocast as the model runs, by both implementations (each under torch.compile when the
-model will be compiled). The two must agree (a loose bf16-level check: a kernel that
-fails, or is far off, loses). Then, for an eager model, the faster per call in a loop of
-back-to-back calls wins (the larger of the host's and the GPU's time: what the op adds to
-an eager step); for a compiled one, or one whose whole step is replayed from a CUDA graph
-(step_graph.py), the one of less GPU time (CUDA graph replay), as such a step launches
-without Python between ops. Deciding compiled ones on the loop time made GPT-2's step 7%
-slower on the H100. For eager steps neither rule holds on every host (an op's launch overhead
-can hide behind another's GPU time: deciding on GPU time made GPT-2's eager step 23% slower on
-the H100 on 2026-11-22, and 9-10% faster there on 2026-11-25), so model.py times the eager
-training step with both choices where they differ (eager_step_choice; docs/perf-notes.md).
-Where a step decided on GPU time was asked to save memory (model.py: recompute), memory
-decides first (by_memory): the fused loss against PyTorch's logits, whose GPU times can tie.
-The measurements are cached in a JSON file keyed by the GPU, the torch and triton versions,
-the op, its shapes, the dtype, compile and graphed, so a second start measures nothing (the
-memory rule is applied on reading them).
+Which implementation each op of a model runs: the one home of that decision.
+
+resolve() turns a setting into the map a GPT is built from, {op: 'triton' | 'torch'}:
+    'torch'   PyTorch everywhere (nanoGPT's model);
+    'triton'  every Triton kernel, or a clear error where Triton cannot run;
+    'auto'    the faster of the two per op, as measure() timed it on this GPU at the run's shapes;
+              where nothing was measured (a CPU, a model built directly), Triton where it can run,
+              except AUTO_KEEPS_TORCH.
+The scripts' per-op overrides (use_triton_<name>: True, False or None) win over the setting.
+
+measure() times each op forward + backward (forward alone for sampling) on random inputs of the
+model's shapes and dtype, under autocast as the model runs, by both implementations (each under
+torch.compile when the model will be compiled). The two must agree (a loose bf16-level check: a
+kernel that fails, or is far off, loses). The one of less GPU time wins, timed as a CUDA graph's
+replay: the training step is itself replayed from a CUDA graph (step_graph.py) or compiled, and
+neither waits on Python between ops. The results are cached in a JSON file keyed by the GPU,
+the torch and triton versions, the op, its shapes, the dtype and compile, so a second start
+measures nothing.
 """
 import os
 import json
 import time
 import statistics
-import contextlib
 
 import torch
 
 import kernels
-from step_graph import cublas_without_workspace
-from kernels.backend import triton, why_not_triton_on, TRITON_AVAILABLE
+from kernels.backend import triton, why_not_triton_on, cublas_without_workspace, TRITON_AVAILABLE, BACKENDS
 from kernels.rotary import rotary_tables
+from kernels.linear_cross_entropy import model_chunk_bytes
 
+# The ops each architecture runs; 'optimizer' is AdamW's step (kernels.AdamW) and Muon's Newton-Schulz.
+ARCH_OPS = {
+    'gpt2': ('layer_norm', 'gelu', 'attention', 'cross_entropy', 'optimizer'),
+    'llama': ('rms_norm', 'rotary', 'swiglu', 'attention', 'cross_entropy', 'optimizer'),
+}
+# The scripts' use_triton_<name> overrides and the ops each decides; 'mlp' is the MLP's activation.
+OVERRIDES = {'layer_norm': ('layer_norm',), 'rms_norm': ('rms_norm',), 'rotary': ('rotary',),
+             'mlp': ('gelu', 'swiglu'), 'attention': ('attention',), 'cross_entropy': ('cross_entropy',)}
+# What 'auto' leaves to PyTorch where nothing measured the op: each loses to PyTorch somewhere
+# (attention's forward alone and at head dim 128, the norm against Inductor's fused cast, GELU's
+# ties; docs/benchmarks.md), so Triton runs them only where measured faster.
+AUTO_KEEPS_TORCH = ('attention', 'layer_norm', 'gelu')
 AGREE = 0.05  # max |triton - torch| over max |torch|, per output and gradient
-# with memory asked, the larger peak loses when it is at least this many times the other's and this many MiB
-# more: smaller differences (about 1% of GPT-2's step's peak) are left to time, since an op's own peak need
-# not fall at the step's
-MEMORY_RATIO, MEMORY_MIB = 1.25, 64
+CACHE_PATH = os.environ.get('KERNELS_CACHE', 'kernels_cache.json')  # delete it to measure again; '': no cache
 
 
-def op_cases(ops, B, T, C, n_head, n_kv_head, vocab_size, mlp_hidden, bias, dtype, device,
-             loss_chunk_bytes=None, gelu_approximate='none', mlp_one_op=False):
-    """{op: (shapes as text, make() -> inputs, fn(backend) -> f(*inputs) -> outputs)}: the
-    ops as the model calls them (model.py), at batch B x T; the loss with the model's chunk;
-    GELU in the form the model asks for, or with mlp_one_op the whole MLP (kernels.gelu_mlp)."""
+def resolve(setting, config, device_type, overrides=None, measured=None):
+    """{op: 'triton' | 'torch'} for the ops of config.arch (the module's docstring); measured:
+    measure()'s choices. The Triton attention has no dropout: asking for it with dropout fails."""
+    if setting not in BACKENDS:
+        raise ValueError(f"kernels must be one of {BACKENDS}, got {setting!r}")
+    overrides = {name: v for name, v in (overrides or {}).items() if v is not None}
+    if set(overrides) - set(OVERRIDES):
+        raise ValueError(f"unknown kernel overrides {sorted(set(overrides) - set(OVERRIDES))}: "
+                         f"the ops are {tuple(OVERRIDES)}")
+    reason = why_not_triton_on(device_type)
+    impl = {}
+    for op in ARCH_OPS[config.arch]:
+        name = next((n for n in overrides if op in OVERRIDES[n]), None)
+        if name:
+            use, asked = overrides[name], f"use_triton_{name}=True"
+        elif setting == 'auto':
+            default = 'torch' if op in AUTO_KEEPS_TORCH else 'triton'
+            use, asked = reason is None and (measured or {}).get(op, default) == 'triton', None
+        else:
+            use, asked = setting == 'triton', "kernels='triton'"
+        if use and reason:
+            raise ValueError(f"{asked} cannot run: {reason}")
+        if use and op == 'attention' and config.dropout > 0:
+            if asked:
+                raise ValueError(f"{asked} cannot run: the Triton attention has no dropout (dropout={config.dropout})")
+            use = False
+        impl[op] = 'triton' if use else 'torch'
+    return impl
+
+
+def measure(config, batch_size, dtype, device, compile, recompute='none', overrides=None, backward=True,
+            cache_path=CACHE_PATH):
+    """({op: 'triton' | 'torch'}, {op: timings}) for the ops of config that `overrides` leaves at None,
+    timed at batch_size x config.block_size (the module's docstring). Not measured: attention with
+    dropout (only SDPA has it), the loss without backward (sampling makes none), the optimizer.
+    Prints one line per op with both times."""
+    name_of = {op: name for name, ops in OVERRIDES.items() for op in ops}
+    overrides = overrides or {}
+    ops = [op for op in ARCH_OPS[config.arch] if op in name_of and overrides.get(name_of[op]) is None
+           and not (op == 'attention' and config.dropout > 0) and (backward or op != 'cross_entropy')]
+    cases = op_cases(ops, config, batch_size, dtype, device, recompute)
+    print("kernels: measuring each op, Triton vs PyTorch, at this run's shapes"
+          + (f" (cached in {cache_path})..." if cache_path else "..."))
+    timings = choose(cases, dtype, compile, device, cache_path, backward)
+    for op, r in timings.items():
+        times = '' if r['torch_ms'] is None else (
+            f" (GPU time per call: Triton {r['triton_ms'] or float('nan'):.3f} ms, PyTorch {r['torch_ms']:.3f} ms)")
+        print(f"  {'WARNING: ' if r['failed'] else ''}{op}: {r['impl']}{times}{', ' + r['why'] if r['why'] else ''}")
+    return {op: r['impl'] for op, r in timings.items()}, timings
+
+
+def op_cases(ops, config, B, dtype, device, recompute='none'):
+    """{op: (shapes as text, make() -> inputs, fn(backend) -> f(*inputs) -> outputs)}: the ops as the
+    model calls them (model.py), at batch B x config.block_size; the loss with the model's chunk; GELU
+    in the form the model asks for, or the whole MLP where the model runs it as one op (kernels.gelu_mlp)."""
+    T, C, H, V = config.block_size, config.n_embd, config.mlp_hidden, config.vocab_size
+    nh, nkv = config.n_head, config.n_kv_head or config.n_head
+    hs = C // nh
     act = lambda *s: torch.randn(*s, device=device, dtype=dtype, requires_grad=True)
     par = lambda n: (1 + 0.1 * torch.randn(n, device=device)).requires_grad_()
-    hs, nkv = C // n_head, n_kv_head or n_head
+    # weights in the activations' dtype: the model's fp32 weights are cast first, on either side, and not timed here
+    weight = lambda n, k: (torch.randn(n, k, device=device) * k ** -0.5).to(dtype).requires_grad_()
     cos, sin = (t.to(device) for t in rotary_tables(hs, T))
-    # the norms' output in the dtype of the Linear it feeds, as the model asks under autocast
-    fused_loss = lambda x, w, y: kernels.linear_cross_entropy(x, w, y, ignore_index=-1, chunk_bytes=loss_chunk_bytes,
+    chunk = model_chunk_bytes(V, recompute != 'none')
+    fused_loss = lambda x, w, y: kernels.linear_cross_entropy(x, w, y, ignore_index=-1, chunk_bytes=chunk,
                                                               backend='triton')
     cases = {
-        'layer_norm': (f"{B}x{T}x{C}", lambda: [act(B, T, C), act(B, T, C), par(C), par(C) if bias else None],
-                       lambda be: lambda u, x, w, b: kernels.layer_norm(u, w, b, 1e-5, residual=x, out_dtype=dtype, backend=be)),
+        # the norms' output in the dtype of the Linear it feeds, as the model asks under autocast
+        'layer_norm': (f"{B}x{T}x{C}", lambda: [act(B, T, C), act(B, T, C), par(C), par(C) if config.bias else None],
+                       lambda be: lambda u, x, w, b: kernels.layer_norm(u, w, b, 1e-5, residual=x, out_dtype=dtype,
+                                                                        backend=be)),
         'rms_norm': (f"{B}x{T}x{C}", lambda: [act(B, T, C), act(B, T, C), par(C)],
                      lambda be: lambda u, x, w: kernels.rms_norm(u, w, 1e-6, residual=x, out_dtype=dtype, backend=be)),
-        'gelu': (f"{B}x{T}x{mlp_hidden}" + (f" {gelu_approximate}" if gelu_approximate != 'none' else ''),
-                 lambda: [act(B, T, mlp_hidden), par(mlp_hidden) if bias else None],
-                 lambda be: lambda h, b: kernels.gelu(h, b, gelu_approximate, backend=be)),
+        'gelu': (f"{B}x{T}x{H} {config.gelu_approximate}", lambda: [act(B, T, H), par(H) if config.bias else None],
+                 lambda be: lambda h, b: kernels.gelu(h, b, config.gelu_approximate, backend=be)),
         # views of one projection, read in place, as in the model (the gradient reaches the projection)
-        'swiglu': (f"{B}x{T}x{mlp_hidden}", lambda: [act(B, T, 2 * mlp_hidden)],
+        'swiglu': (f"{B}x{T}x{H}", lambda: [act(B, T, 2 * H)],
                    lambda be: lambda fc: kernels.swiglu(*fc.chunk(2, dim=-1), backend=be)),
         # both on the packed projection: PyTorch's side includes its concatenations of q, k, v and their gradients
-        'rotary': (f"{B}x{n_head}+{nkv}x{T}x{hs} packed", lambda: [act(B, T, n_head + 2 * nkv, hs), cos, sin],
-                   lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, n_head + nkv, c, s, backend=be)),
-        'attention': (f"{B}x{n_head}/{nkv}x{T}x{hs} packed", lambda: [act(B, T, n_head + 2 * nkv, hs)],
-                      lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, n_head, causal=True, backend=be)),
-        'cross_entropy': (f"{B}x{T}x{C} V={vocab_size}" + (f" chunks of {loss_chunk_bytes / 2**20:g} MiB" if loss_chunk_bytes is not None else ''),
-                          # the weight in the activations' dtype: the model's fp32 weight is cast first (by the
-                          # op itself, or by autocast for PyTorch's), on either side, and not timed here
-                          lambda: [act(B, T, C), (torch.randn(vocab_size, C, device=device) * C ** -0.5).to(dtype).requires_grad_(),
-                                   torch.randint(vocab_size, (B, T), device=device)],
-                          lambda be: fused_loss if be == 'triton' else kernels.unfused_cross_entropy),  # PyTorch's: as the model runs it
+        'rotary': (f"{B}x{nh}+{nkv}x{T}x{hs} packed", lambda: [act(B, T, nh + 2 * nkv, hs), cos, sin],
+                   lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, nh + nkv, c, s, backend=be)),
+        'attention': (f"{B}x{nh}/{nkv}x{T}x{hs} packed", lambda: [act(B, T, nh + 2 * nkv, hs)],
+                      lambda be: lambda qkv: kernels.flash_attention_qkv(qkv, nh, causal=True, backend=be)),
+        'cross_entropy': (f"{B}x{T}x{C} V={V} chunk={chunk}",
+                          lambda: [act(B, T, C), weight(V, C), torch.randint(V, (B, T), device=device)],
+                          lambda be: fused_loss if be == 'triton' else kernels.unfused_cross_entropy),
     }
-    if mlp_one_op:  # the weights in the activations' dtype, as for the loss (fp32 ones: autocast's cached casts,
-        # which a CUDA graph's capture failed on: docs/perf-notes.md, twenty-fourth session)
-        weight = lambda n, k: (torch.randn(n, k, device=device) * k ** -0.5).to(dtype).requires_grad_()
-        cases['gelu'] = (f"{B}x{T}x{C}->{mlp_hidden}->{C} MLP tanh", lambda: [act(B, T, C), weight(mlp_hidden, C), weight(C, mlp_hidden)],
+    if config.gelu_mlp and recompute != 'activation':  # the model's MLP is then kernels.gelu_mlp, one op
+        cases['gelu'] = (f"{B}x{T}x{C}->{H}->{C} MLP tanh", lambda: [act(B, T, C), weight(H, C), weight(C, H)],
                          lambda be: lambda x, w1, w2: kernels.gelu_mlp(x, w1, w2, backend=be))
     return {op: cases[op] for op in ops}
 
@@ -98,13 +154,10 @@ def _run(f, inputs, backward=True):
 
 
 def time_ms(fn, reps, warmup=3, wait_each=True):
-    """Median milliseconds of fn() after warm-up calls; CUDA events where there is a GPU
-    (bench.py times with it too). wait_each: the host waits for each call to end before it
-    launches the next, as nanoGPT's bench waits on loss.item() every step, so a call's time
-    includes the GPU idling while the host launches it. Otherwise the calls run back to back
-    with an event between each two and one wait at the end, as a training loop runs between
-    its logs: a call launched while the GPU is still busy with the one before costs its GPU
-    time only (the CPU times each call either way)."""
+    """Median milliseconds of fn() after warm-up calls; CUDA events where there is a GPU.
+    wait_each: the host waits for each call to end before it launches the next, as nanoGPT's
+    bench waits on loss.item() every step. Otherwise the calls run back to back with an event
+    between each two and one wait at the end, as a training loop runs between its logs."""
     cuda = torch.cuda.is_available()
     for _ in range(warmup):
         fn()
@@ -134,18 +187,18 @@ def time_ms(fn, reps, warmup=3, wait_each=True):
     return statistics.median(times)
 
 
-def graph_ms(fn, calls=10, prepare=None, as_step_graph=False):
-    """GPU milliseconds per fn() without launch overhead: `calls` calls captured in one CUDA
-    graph and replayed; prepare() first, on the capture's stream (a backward must run where
-    its forward ran); as_step_graph: warmed up and captured as StepGraph records a step (cuBLAS
-    without its workspace). None on a CPU or where capture fails (an op that synchronises)."""
+def graph_ms(fn, calls=10, prepare=None):
+    """GPU milliseconds per fn() without launch overhead: `calls` calls captured in one CUDA graph,
+    as StepGraph records a step (cuBLAS without its workspace), and replayed; prepare() first, on the
+    capture's stream (a backward must run where its forward ran). None on a CPU or where capture
+    fails (an op that synchronises)."""
     if not torch.cuda.is_available():
         return None
     graph, capturing = None, False
     try:
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side), cublas_without_workspace() if as_step_graph else contextlib.nullcontext():
+        with torch.cuda.stream(side), cublas_without_workspace():
             if prepare:
                 prepare()
             for _ in range(3):  # warm-up off the capture, as CUDA graphs require
@@ -171,22 +224,9 @@ def graph_ms(fn, calls=10, prepare=None, as_step_graph=False):
         torch.cuda.empty_cache()
 
 
-LOOP = 5  # calls per timed stretch: the time per call of a steady loop, the host running ahead where it can
-
-
-def _times(f, inputs, backward, reps, graphed):
-    """(ms per call in a loop of back-to-back calls: the larger of the host's and the GPU's
-    time per call, which is what an op adds to a training step; GPU ms per call, from a CUDA
-    graph, recorded as StepGraph records a step where the step is graphed: the GPU's part
-    alone). Without a GPU or a CUDA graph, the second is the first."""
-    run = lambda: _run(f, inputs, backward)
-    loop = time_ms(lambda: [run() for _ in range(LOOP)], reps) / LOOP
-    return loop, graph_ms(run, as_step_graph=graphed) or loop
-
-
 def peak_mib(fn):
-    """MiB that one fn() allocates at its peak beyond what was allocated before it, on the
-    current CUDA device (where time_ms and graph_ms time it too); None without a GPU."""
+    """MiB that one fn() allocates at its peak beyond what was allocated before it, on the current
+    CUDA device; None without a GPU."""
     if not torch.cuda.is_available():
         return None
     torch.cuda.synchronize()
@@ -197,69 +237,47 @@ def peak_mib(fn):
     return (torch.cuda.max_memory_allocated() - before) / 2**20
 
 
-def measure(make, fn, compile, backward=True, reps=10, graphed=False):
-    """dict(impl, triton_ms, torch_ms, triton_gpu_ms, torch_gpu_ms, triton_peak_mib, torch_peak_mib,
-    why, failed) for one op.
-    If the two agree: the faster per call in a loop (*_ms) for an eager model, whose step
-    pays each op's launch overhead; the one of less GPU time for a compiled one or a step
-    replayed from a CUDA graph (graphed), which launch their kernels without Python in
-    between (per op, the compiled call's overhead would decide instead). failed: the Triton
-    kernel raised or disagreed, and PyTorch stands in. The peaks (peak_mib) are for choose's
-    memory rule."""
+def gpu_ms(f, inputs, backward, reps=10):
+    """GPU milliseconds per call of f, from a CUDA graph's replay, or timed call by call where
+    there is no GPU or the capture failed."""
+    run = lambda: _run(f, inputs, backward)
+    return graph_ms(run) or time_ms(run, reps)
+
+
+def compare(make, fn, compile, backward=True):
+    """dict(impl, triton_ms, torch_ms, why, failed) for one op: if the two agree, the one of less
+    GPU time; failed: the Triton kernel raised or disagreed, and PyTorch stands in."""
     inputs = make()
     impls = {be: torch.compile(fn(be)) if compile else fn(be) for be in ('torch', 'triton')}
     want = _run(impls['torch'], inputs, backward)
-    torch_ms, torch_gpu_ms = _times(impls['torch'], inputs, backward, reps, graphed)
-    torch_peak_mib = peak_mib(lambda: _run(impls['torch'], inputs, backward))
-    lost = lambda why: dict(impl='torch', triton_ms=None, torch_ms=torch_ms, triton_gpu_ms=None,
-                            torch_gpu_ms=torch_gpu_ms, triton_peak_mib=None, torch_peak_mib=torch_peak_mib,
-                            why=why, failed=True)
+    torch_ms = gpu_ms(impls['torch'], inputs, backward)
+    lost = lambda why: dict(impl='torch', triton_ms=None, torch_ms=torch_ms, why=why, failed=True)
     try:
         got = _run(impls['triton'], inputs, backward)
         off = max(((g.float() - w.float()).abs().max() / (w.float().abs().max() + 1e-6)).item()
                   for g, w in zip(got, want) if g is not None and w is not None)
         if not off <= AGREE:  # NaN too
             return lost(f"Triton off by {off:.2g} of the output's scale")
-        triton_ms, triton_gpu_ms = _times(impls['triton'], inputs, backward, reps, graphed)
-        triton_peak_mib = peak_mib(lambda: _run(impls['triton'], inputs, backward))
+        triton_ms = gpu_ms(impls['triton'], inputs, backward)
     except Exception as e:  # a kernel that cannot compile or launch here loses
         return lost(f"Triton failed: {type(e).__name__}: {str(e)[:120]}")
-    triton_wins = triton_gpu_ms < torch_gpu_ms if compile or graphed else triton_ms < torch_ms
-    return dict(impl='triton' if triton_wins else 'torch', triton_ms=triton_ms, torch_ms=torch_ms,
-                triton_gpu_ms=triton_gpu_ms, torch_gpu_ms=torch_gpu_ms, triton_peak_mib=triton_peak_mib,
-                torch_peak_mib=torch_peak_mib, why=None, failed=False)
+    return dict(impl='triton' if triton_ms < torch_ms else 'torch', triton_ms=triton_ms, torch_ms=torch_ms,
+                why=None, failed=False)
 
 
-def by_memory(r):
-    """A measurement's choice where memory decides first: an implementation whose peak is at
-    least MEMORY_RATIO times the other's and MEMORY_MIB more loses. Where that overturns the
-    choice by time, the result says so (by_memory); otherwise it is r."""
-    peaks = dict(triton=r.get('triton_peak_mib'), torch=r.get('torch_peak_mib'))
-    if r['failed'] or None in peaks.values():  # a kernel that failed stays out
-        return r
-    for impl, other in (('triton', 'torch'), ('torch', 'triton')):
-        far_above = peaks[other] >= MEMORY_RATIO * peaks[impl] and peaks[other] - peaks[impl] >= MEMORY_MIB
-        if far_above and r['impl'] != impl:
-            return dict(r, impl=impl, by_memory=True)
-    return r
-
-
-def cache_key(op, shapes, dtype, compile, backward, device, graphed=False):
+def cache_key(op, shapes, dtype, compile, backward, device):
     gpu = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'
-    # a workspace the user set changes which kernels cuBLAS picks (the fused loss alone: 0.2 ms either way); without
-    # one, graphed steps are measured as StepGraph records them, without a workspace, the rest with cuBLAS's default
-    workspace = f" | cuBLAS workspace {os.environ.get('CUBLAS_WORKSPACE_CONFIG', 'default')}" if device.type == 'cuda' else ''
-    return (f"{gpu}{workspace} | torch {torch.__version__} | triton {triton.__version__ if TRITON_AVAILABLE else None} | "
-            f"{op} {shapes} {str(dtype).split('.')[-1]} | compile={compile}{' | graphed' if graphed else ''} | "
-            f"{'fwd+bwd' if backward else 'fwd'} | v12")
+    # a workspace the user set changes which kernels cuBLAS picks; without one, ops are timed as StepGraph
+    # records a step, without a workspace
+    workspace = os.environ.get('CUBLAS_WORKSPACE_CONFIG', 'none')
+    return (f"{gpu} | cuBLAS workspace {workspace} | torch {torch.__version__} | "
+            f"triton {triton.__version__ if TRITON_AVAILABLE else None} | {op} {shapes} {str(dtype).split('.')[-1]} | "
+            f"compile={compile} | {'fwd+bwd' if backward else 'fwd'} | v13")
 
 
-def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backward=True, graphed=False,
-           memory=False):
-    """{op: dict(impl, triton_ms, torch_ms, why, failed, ...)} for the op_cases, from the cache at
-    cache_path (None: no cache) or measured, forward + backward (or forward only), for a step
-    compiled or not and replayed from a CUDA graph or not (graphed); memory: memory decides first
-    (by_memory). PyTorch everywhere where Triton cannot run."""
+def choose(cases, dtype, compile, device, cache_path=CACHE_PATH, backward=True):
+    """{op: dict(impl, triton_ms, torch_ms, why, failed)} for the op_cases, from the cache at cache_path
+    (None: no cache) or measured. PyTorch everywhere where Triton cannot run."""
     device = torch.device(device)
     reason = why_not_triton_on(device.type)
     if reason:
@@ -267,11 +285,13 @@ def choose(cases, dtype, compile, device, cache_path='kernels_cache.json', backw
     cache = load_cache(cache_path)
     chosen, new = {}, False
     for op, (shapes, make, fn) in cases.items():
-        key = cache_key(op, shapes, dtype, compile, backward, device, graphed)
+        key = cache_key(op, shapes, dtype, compile, backward, device)
         if key not in cache:
-            with torch.autocast(device.type, dtype=dtype, enabled=dtype != torch.float32):  # as train.py runs the model
-                cache[key], new = measure(make, fn, compile, backward, graphed=graphed), True
-        chosen[op] = by_memory(cache[key]) if memory else cache[key]
+            # its own random numbers: the run's seeded state stays as it was
+            with torch.random.fork_rng(devices=[device] if device.type == 'cuda' else []), \
+                    torch.autocast(device.type, dtype=dtype, enabled=dtype != torch.float32):
+                cache[key], new = compare(make, fn, compile, backward), True
+        chosen[op] = cache[key]
     if new:
         save_cache(cache_path, cache)
     return chosen

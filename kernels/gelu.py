@@ -102,7 +102,7 @@ def _gelu_bwd_kernel(
     y, grad = _gelu_and_grad(u, TANH)
     dx = dy * grad  # 0 where masked: dy is 0 there
     tl.store(DX + rows[:, None] * N + cols[None, :], dx.to(DX.dtype.element_ty), mask=mask)
-    if WITH_Y:  # a constexpr: as a run-time flag the kernel without y took 10% longer (docs/perf-notes.md)
+    if WITH_Y:  # a constexpr: as a run-time flag it slows the kernel without y (docs/perf-notes.md)
         tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
     if HAS_BIAS:
         tl.store(DBias + tl.program_id(0).to(tl.int64) * N + cols, tl.sum(dx, axis=0), mask=cols < N)
@@ -110,7 +110,7 @@ def _gelu_bwd_kernel(
 # (BLOCK_M, BLOCK_N, num_warps) by pass; tall backward tiles keep the dbias partial
 # sums small (a (M / BLOCK_M, N) buffer). Chosen by `python bench.py --tune=True`; the
 # backward's 4 warps by its with-y pass (recompute='activation'), which --tune does not
-# time and 2 warps held to 2.5 TB/s: docs/perf-notes.md.
+# time and where 2 warps measure slower: docs/perf-notes.md.
 TILE = {'fwd': (4, 1024, 4), 'bwd': (4, 512, 4)}
 
 def _grid(M, N, pass_):

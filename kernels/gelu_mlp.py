@@ -8,19 +8,18 @@ Forward:  h = x W1^T, g = gelu(h)     one product; its epilogue writes g, and h 
 Backward: dW2 = dy^T g
           dh = (dy W2) * gelu'(h)      one product; its epilogue reads h and multiplies, in fp32 before rounding
           dW1 = dh^T x,  dx = dh W1
-What goes: the GELU passes between the products (forward: read h, write g; backward: read dg and h, write dh). On
-the H100 at GPT-2's shapes (12 x 1024 tokens, 768 -> 3072, bf16), against cuBLAS's product and our GELU kernel,
-per layer: forward 147.5 -> 102.4 us, backward 175.6 -> 120.5 us (docs/perf-notes.md, twenty-fourth session).
-Every product is matmul_plan's (kernels/matmul.py: the fastest of cuBLASLt's algorithms, measured once per
-problem); the weight gradients are summed in fp32 and written in the weights' dtype. Kept for the backward, as
-PyTorch's MLP keeps them: x, h, g. The two epilogue products are ops of their own too (gelu_linear_fwd, dgelu_matmul),
-for the model's MLP under recompute='activation', which keeps h and not g and makes g again in the backward
-(model.py: LinearOfNorm, LinearOfActivation).
+What goes: the GELU passes between the products (forward: read h, write g; backward: read dg and h, write dh), so
+both passes of a layer measure faster than cuBLAS's products with our GELU kernel between them at GPT-2's shapes
+(12 x 1024 tokens, C 768, hidden 3072, bf16; docs/perf-notes.md). Every product is matmul_plan's (kernels/matmul.py:
+the fastest of cuBLASLt's algorithms, measured once per problem); the weight gradients are summed in fp32 and
+written in the weights' dtype. Kept for the backward, as PyTorch's MLP keeps them: x, h, g. The two epilogue
+products that gelu_mlp is built from are ops of their own (gelu_linear_fwd, dgelu_matmul).
 
 Constraints: cuBLASLt's GELU is the tanh form only, so this is the MLP of a model that uses it (GPT-2's own
 activation; nanoGPT's is the exact erf form). No biases. x (..., C); W1 (hidden, C) and W2 (C, hidden), cast to x's
 dtype (autocast's, under autocast) in the forward and again in the backward, or read from copies in that dtype that
-the caller keeps (`copies`: model.py's matmul_copy, which AdamW writes with the weights), which need neither cast;
+the caller keeps (`copies`: kernels/linear.py's matmul_copy, which AdamW writes with the weights), which need no
+cast;
 PyTorch's path casts the weights (a copy is its weight's cast, bit for bit). Products that cuBLASLt cannot take
 (CPU, fp32, rows not 16-byte aligned) are PyTorch's product followed by PyTorch's GELU, the same math
 (kernels/matmul.py: matmul_plan's fallback).

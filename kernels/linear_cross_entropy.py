@@ -20,10 +20,10 @@ a split-K product's workspace where cuBLASLt's fastest algorithm is one (12 MiB 
 dx); under autocast also the weight's copy in x's dtype (as autocast's own cast would make),
 and in the backward the scaled dW in the weight's dtype beside the saved fp32 one.
 The chunk trades memory for time: each chunk's dW product reads and writes the whole fp32 dW,
-which costs about 300 / rows of the chunk's own matmuls on the H100, whatever V and H are
-(docs/perf-notes.md; GPT-2's head: 5.37-5.44 ms in 6 chunks, 5.22-5.28 in 3). By default a
-chunk is 200 MiB of logits or 2048 rows, whichever is larger: GPT-2's 12 x 1024 rows go in 6
-chunks of 2048, and a vocabulary past 51200 words still gets 2048 rows per chunk.
+a cost beside the chunk's own matmuls that shrinks as the chunk's rows grow, whatever V and H
+are (docs/perf-notes.md). By default a chunk is 200 MiB of logits or 2048 rows, whichever is
+larger: GPT-2's 12 x 1024 rows go in 6 chunks of 2048, and a vocabulary past 51200 words still
+gets 2048 rows per chunk.
 
 Constraints: x (..., H) and weight (V, H) of one dtype, fp32, bf16 or fp16 (under
 autocast both are cast to its dtype first, as x @ W^T would be, and the weight's gradient
@@ -73,7 +73,7 @@ def unfused_cross_entropy(x, weight, targets, ignore_index=-1):
     baselines): the (..., V) logits as F.linear makes them (bf16 under CUDA autocast), then
     F.cross_entropy on them, whose log-softmax sums in fp32 but writes the logits' dtype (CPU
     autocast casts them to fp32 first). Not the op: the op's reference casts the logits to fp32
-    first, as the op is defined, which in GPT-2's eager step costs 3.9 ms of GPU time more
+    first, as the op is defined, which costs GPT-2's eager step more GPU time
     (docs/perf-notes.md). Rows all ignored give NaN here, as in nanoGPT."""
     logits = F.linear(x, weight)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=ignore_index)
@@ -189,7 +189,7 @@ def _linear_cross_entropy_bwd_kernel(
     tl.store(OUT + offs, (grad * tl.load(SCALE)).to(OUT.dtype.element_ty), mask=offs < n)
 
 # a row in tiles (the tests' cross a few, and segments past V); a segment is a warp's 32 lanes x 8 bf16, and
-# 32 warps hold a tile's 32 segments (measured on the H100: 0.98 ms per GPT-2 step; 16 warps 1.20)
+# 32 warps hold a tile's 32 segments (measured faster than 16 warps at GPT-2's shapes: docs/perf-notes.md)
 BLOCK_V, SEGMENT, NUM_WARPS = (256, 64, 4) if INTERPRET else (8192, 256, 32)
 SCALE_BLOCK = 4096
 
@@ -204,6 +204,11 @@ def chunk_bytes_for(V, itemsize, least_bytes, least_rows):
     """A chunk of logits of least_bytes, or of least_rows rows of V words where those are more
     (the op's default: chunk_bytes_for(V, itemsize, CHUNK_BYTES, CHUNK_ROWS))."""
     return max(least_bytes, least_rows * V * itemsize)
+
+def model_chunk_bytes(V, lean):
+    """The chunk a GPT's loss uses: the op's default where memory is asked for (lean: recompute), else twice it,
+    in bf16 logits: fewer chunks are faster (each one's dW product reads and writes the whole fp32 dW)."""
+    return None if lean else chunk_bytes_for(V, 2, 2 * CHUNK_BYTES, 2 * CHUNK_ROWS)
 
 def _chunk_products(x, weight, logits, dx, dweight, rows):
     """{(chunk rows, first chunk?): the chunk's product plans (logits = x W^T, dx = g W, dW = g^T x for the first
@@ -236,7 +241,8 @@ def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: tor
     N, V = x.shape[0], weight.shape[0]
     loss_rows = torch.empty(N, device=x.device, dtype=torch.float32)
     dx = torch.empty_like(x)
-    dweight = (torch.empty if N else torch.zeros)(weight.shape, device=x.device, dtype=torch.float32)  # the first chunk overwrites it
+    # the first chunk overwrites it
+    dweight = (torch.empty if N else torch.zeros)(weight.shape, device=x.device, dtype=torch.float32)
     rows = _chunk_rows(N, V, x.element_size(), chunk_bytes)
     logits = torch.empty(min(rows, N), V, device=x.device, dtype=x.dtype)  # one buffer: the chunks take turns
     plans = _chunk_products(x, weight, logits, dx, dweight, rows)

@@ -7,15 +7,14 @@ Matrix products through cuBLASLt, with the algorithm measured instead of taken o
     epilogue 'dgelu': out = (a @ b) * gelu'(aux)              fp32 before rounding; beta 0, out and aux (M, N)
                                                               row-major in the inputs' dtype (kernels/gelu_mlp.py)
 
-torch.mm runs the one algorithm cuBLAS's heuristic picks for a problem. cuBLASLt's heuristic offers several (eight
-on the H100 for the shapes below), and the pick is not always the fastest: for the chunk products of GPT-2's fused
-LM head and loss (2048 rows, H = 768, V = 50304), others ran the logits product 9% faster, dx's 4% and the fp32 sum
-of dW's 5%, and the whole op's forward 0.3 ms faster (docs/perf-notes.md, twenty-third session). matmul_plan times
-every offered algorithm on the caller's own tensors, once per problem (shapes, strides, dtypes, beta zero or not,
-GPU), beside PyTorch's own call (cuBLAS's pick need not be among those offered), and returns a callable that
-launches the fastest; later plans for the same problem reuse the choice. An algorithm is timed only if it keeps the
-tests' three-way rule against PyTorch's call on a sample of the output (not every one does: one of eight for a
-K = 50304 product into fp32 came out at 3x PyTorch's error).
+torch.mm runs the one algorithm cuBLAS's heuristic picks for a problem. cuBLASLt's heuristic offers several, and
+the pick is not always the fastest: for the chunk products of GPT-2's fused LM head and loss (2048 rows, H = 768,
+V = 50304), other algorithms measure faster for the logits product, dx's and the fp32 sum of dW's
+(docs/perf-notes.md). matmul_plan times every offered algorithm on the caller's own tensors, once per problem
+(shapes, strides, dtypes, beta zero or not, GPU), beside PyTorch's own call (cuBLAS's pick need not be among those
+offered), and returns a callable that launches the fastest; later plans for the same problem reuse the choice. An
+algorithm is timed only if it keeps the tests' three-way rule against PyTorch's call on a sample of the output (not
+every one does, as for some K = 50304 products into fp32).
 
 Constraints: a and b each row-major or the transpose of a row-major matrix, out row-major, every pointer and
 leading dimension 16-byte aligned. Measuring runs the products into out: make a plan before out holds anything
@@ -176,8 +175,8 @@ class _LtPlan:
 
     def run(self, algo, a, b, out, aux=None):
         """Launch algo on these tensors, with as little Python as a launch can take: the pointers go as ints (the
-        functions' argtypes convert them) and the stream as its raw handle: 16.1 -> 11.5 us a call on the H100's host,
-        torch.mm(out=) 11.6-16.6 (docs/perf-notes.md, thirtieth session)."""
+        functions' argtypes convert them) and the stream as its raw handle, so that a call's host time matches
+        torch.mm(out=)'s (docs/perf-notes.md)."""
         if self.epilogue:  # the descriptor holds aux's address: set at each call (one plan serves many layers)
             self.aux_pointer.value = aux.data_ptr()
             self._set(_DESC_AUX_POINTER, self.aux_pointer)
@@ -238,7 +237,8 @@ class _LtPlan:
 
     def __call__(self, a, b, out, aux=None):
         if _layout(a, b, out, aux) != self.layout or not all(_aligned(t) for t in (a, b, out, aux) if t is not None):
-            raise ValueError(f"matmul plan for {self.layout} called on {_layout(a, b, out, aux)} (or unaligned pointers)")
+            raise ValueError(f"matmul plan for {self.layout} "
+                             f"called on {_layout(a, b, out, aux)} (or unaligned pointers)")
         return self.run(self.algos[self.chosen], a, b, out, aux)
 
 
@@ -282,12 +282,13 @@ def matmul_plan(a, b, out, beta=0.0, epilogue=None, aux=None):
     key = _key(a, b, out, beta, epilogue, aux)
     plan = _chosen.get(key)
     # a problem met before passed every check below but alignment, which is the pointers': checked here each call
-    # (the full checks took an eager step tens of us per product on the H100's host: docs/perf-notes.md)
+    # (the full checks at each call cost an eager step host time per product: docs/perf-notes.md)
     if plan is not None and all(_aligned(t) for t in (a, b, out, aux) if t is not None):
         return plan
     if a.dim() != 2 or b.dim() != 2 or out.shape != (a.shape[0], b.shape[1]) or a.shape[1] != b.shape[0]:
         raise ValueError(f"matmul_plan: shapes {tuple(a.shape)} @ {tuple(b.shape)} -> {tuple(out.shape)}")
-    if epilogue not in _EPILOGUES or (epilogue is None) != (aux is None) or (aux is not None and aux.shape != out.shape):
+    if (epilogue not in _EPILOGUES or (epilogue is None) != (aux is None)
+            or (aux is not None and aux.shape != out.shape)):
         raise ValueError(f"matmul_plan: epilogue {epilogue!r} wants aux of out's shape (and no epilogue, no aux)")
     if epilogue and beta != 0:
         raise ValueError("matmul_plan: an epilogue's product adds nothing to out (beta 0)")

@@ -206,6 +206,7 @@ def muon_apply(params, O, lr, weight_decay=0.0, backend="auto", skip=None):
             muon_apply_ref(params, O, float(lr), weight_decay)
         return
     (M, N), B = shape, len(params)
-    table = device_table([[p.data_ptr() for p in params], [int(p.size(0) > p.size(1)) for p in params]], params[0].device)
+    table = device_table([[p.data_ptr() for p in params], [int(p.size(0) > p.size(1)) for p in params]],
+                         params[0].device)
     _muon_apply_kernel[_grid(M, N, B)](table, params[0], O, device_scalar(lr, O.device), _flag(skip, O.device), B, M, N,
                                       weight_decay, (N / M) ** 0.5, BLOCK=BLOCK, num_warps=NUM_WARPS)

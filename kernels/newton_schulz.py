@@ -15,8 +15,8 @@ The symmetric products are one Triton kernel, OUT = alpha X Y^T + beta C + gamma
 (Y = X, or a Y with X Y^T symmetric; C symmetric): each program makes one tile on or below
 the diagonal and writes it and, off the diagonal, its mirror, so half the tiles' work is
 skipped. With X = Y = A, C = A and gamma = a it is a I + B (A A^T = A A), so that the last
-product is a plain batched matmul (cuBLAS's bmm; its baddbmm, which would add a X, ran at
-half bmm's speed). Every matrix of the stack is one grid axis: a stack of 24 small
+product is a plain batched matmul (cuBLAS's bmm; its baddbmm, which would add a X, is
+slower: docs/perf-notes.md). Every matrix of the stack is one grid axis: a stack of 24 small
 matrices is 3 launches per step, not 72. Products in fp32, each result rounded to bf16
 once. The division by the norm costs no pass of its own: the first step takes X
 unnormalised, computing A = s^2 X X^T and s (a I + b A + c A A) with s = 1 / (||X|| +
@@ -33,10 +33,10 @@ M x M x M products (P_i; P_i^2 and P_i^2 A_i for the next A; P_i times the produ
 the P's before it): at N = 4 M, five steps as 3 + 2 are 19 M^3 multiply-adds, as 2 + 2 + 1
 23.5, one at a time 32.5 (a triangle counted as half its square). Every group starts
 again from X itself (its own Gram matrix): iterated in bf16 on the Gram matrices alone,
-errors grow on spread spectra. Measured on the CPU in bf16 against the float64 iteration
-(max error, four kinds of spectra at 768 x 3072 and 768 x 2304): 3 + 2 stays within
-0.7-1.7x the one-step iteration's error and below PyTorch's own bf16 iteration's; 2 + 3
-does not (2.4x torch's error on spread spectra), nor all five as one (4x, up to divergence).
+errors grow on spread spectra. In bf16 against the float64 iteration (max error, four
+kinds of spectra at 768 x 3072 and 768 x 2304), 3 + 2 stays near the one-step
+iteration's error and below PyTorch's own bf16 iteration's; 2 + 3 does not on spread
+spectra, nor all five as one (up to divergence): docs/perf-notes.md.
 
 Constraints: G (M, N) or (B, M, N), fp32, bf16 or fp16; M, N >= 1.
 """
@@ -132,9 +132,8 @@ def _newton_schulz_gram_kernel(
             tl.store(OUT + rows_j[:, None] * stride_om + rows_i[None, :], tl.trans(out),
                      mask=(rows_j < M)[:, None] & (rows_i < M)[None, :])
 
-# tiles measured under CUDA graphs on the H100 (docs/runs/2026-11-22-issue6-s2/ns_tune2.py): 4 warps equal 8
-# for X X^T and are 18% faster for the 768 x 768 products; in the CPU interpreter tiles of 32, which the
-# tests' matrices still cross (half the time of 16)
+# tiles measured under CUDA graphs (docs/perf-notes.md): 4 warps as fast as 8 for X X^T and faster for the
+# 768 x 768 products; in the CPU interpreter tiles of 32, which the tests' matrices still cross (faster than 16)
 BLOCK_M, BLOCK_K, NUM_WARPS, NUM_STAGES = (32, 32, 4, 1) if INTERPRET else (128, 64, 4, 3)
 PARTS_BLOCK = 8 if INTERPRET else 512  # the sums of squares summed this many at a time
 
@@ -146,19 +145,22 @@ def newton_schulz_gram(X, alpha=1.0, C=None, beta=0.0, gamma=0.0, sumsq=None, sc
     Y = X if Y is None else Y
     if X.dim() != 3 or Y.shape != X.shape or (C is not None and (C.shape != (X.shape[0], X.shape[1], X.shape[1])
                                                                   or C.stride(-1) != 1)):
-        raise ValueError(f"newton_schulz_gram: X {tuple(X.shape)} is not (B, M, K), or Y {tuple(Y.shape)} not its shape, "
+        raise ValueError(f"newton_schulz_gram: X {tuple(X.shape)} is not (B, M, K), "
+                         f"or Y {tuple(Y.shape)} not its shape, "
                          f"or C {None if C is None else tuple(C.shape)} not (B, M, M) with unit column stride")
     B, M, K = X.shape
     out = torch.empty(B, M, M, device=X.device, dtype=X.dtype)
     if sumsq is not None and (sumsq.dim() != 2 or sumsq.size(0) != B or sumsq.dtype != torch.float32
                               or not sumsq.is_contiguous()):
-        raise ValueError(f"newton_schulz_gram: sumsq {tuple(sumsq.shape)} {sumsq.dtype} is not a contiguous ({B}, n) fp32")
+        raise ValueError(f"newton_schulz_gram: sumsq {tuple(sumsq.shape)} {sumsq.dtype} is not a contiguous "
+                         f"({B}, n) fp32")
     Cs = out if C is None else C  # pointers the kernel never reads without HAS_C or S_POWER
     S = out if sumsq is None else sumsq
     tiles = cdiv(M, BLOCK_M)
     _newton_schulz_gram_kernel[(tiles, tiles, B)](
-        X, Y, Cs, out, S, M, K, alpha, beta, gamma, 0 if sumsq is None else sumsq.size(1), EPS, X.stride(0), X.stride(1), X.stride(2),
-        Y.stride(0), Y.stride(1), Y.stride(2), Cs.stride(0), Cs.stride(1), out.stride(0), out.stride(1),
+        X, Y, Cs, out, S, M, K, alpha, beta, gamma, 0 if sumsq is None else sumsq.size(1), EPS,
+        X.stride(0), X.stride(1), X.stride(2), Y.stride(0), Y.stride(1), Y.stride(2),
+        Cs.stride(0), Cs.stride(1), out.stride(0), out.stride(1),
         HAS_C=C is not None, S_POWER=0 if sumsq is None else scale_power, MIRROR_DIAGONAL=Y is not X, BLOCK_M=BLOCK_M,
         BLOCK_K=BLOCK_K, PARTS_BLOCK=PARTS_BLOCK, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     return out
@@ -181,7 +183,8 @@ def _advance_triton(X, first, left, sumsq=None):
     A, Q = newton_schulz_gram(X, sumsq=norm_parts, scale_power=2), None  # A_0 = s^2 X X^T
     for i in range(steps):
         last = norm_parts if i == steps - 1 else None  # s once, in the last product of Q
-        P = newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a, sumsq=last if Q is None else None)  # a I + b A_i + c A_i^2
+        P = newton_schulz_gram(A, alpha=c, C=A, beta=b, gamma=a,
+                               sumsq=last if Q is None else None)  # a I + b A_i + c A_i^2
         Q = P if Q is None else newton_schulz_gram(P, Y=Q, sumsq=last)  # P_i ... P_0 (times s)
         if i < steps - 1:
             A = newton_schulz_gram(newton_schulz_gram(P), Y=A)  # A_i+1 = P_i^2 A_i

@@ -21,9 +21,9 @@ its weight gradient (model.py's LinearOfNorm, for recompute). dw and db: each
 backward program walks a contiguous range of rows keeping fp32 partial sums in
 registers and writes them to an (N, programs) buffer ((2, N, programs) with a bias)
 that one torch sum reduces: no atomics, no locks, the same bits on every run. Each
-tensor made or viewed per call costs the eager step host time (several us each), so
-the launchers make as few as they can: one for both statistics, one for both partial
-sums, no row views of contiguous inputs.
+tensor made or viewed per call costs the eager step host time, so the launchers make
+as few as they can: one for both statistics, one for both partial sums, no row views
+of contiguous inputs.
 
 Constraints: inputs, weight and bias in fp32, bf16 or fp16, and they may differ (as
 under autocast); 1 <= N <= MAX_WIDTH, a whole row in one program's registers. The
@@ -118,7 +118,8 @@ def _norm_bwd_kernel(
     B,       # (N,) bias; read only if WITH_Y and HAS_BIAS
     Stats,   # (1 or 2, M) fp32 from the forward: rstd, then (LayerNorm) mean
     DH,      # (M, N) gradient of h (= of x and of the residual), contiguous
-    DWB,     # (N, programs) fp32 partial sums of dy * xhat, one column per program; with HAS_BIAS (2, N, programs), then of dy
+    DWB,     # (N, programs) fp32 partial sums of dy * xhat, one column per program; with HAS_BIAS (2, N, programs),
+             # then of dy
     Y,       # (M, N) the forward's output made again, contiguous; written only if WITH_Y
     M, N, stride_h, stride_dy, stride_dho,
     rows_per_program,  # a multiple of BLOCK_M: program pid takes rows pid * rows_per_program onwards
@@ -163,8 +164,8 @@ def _norm_bwd_kernel(
         dw += dy * xhat
         if HAS_BIAS:
             db += dy
-    # a column per program, so that the sum over programs runs along contiguous memory (2.5 us a call for
-    # GPT-2's LayerNorm against 5.3 over rows of (2, programs, N), eager, H100: docs/perf-notes.md)
+    # a column per program, so that the sum over programs runs along contiguous memory (faster for GPT-2's
+    # LayerNorm than a sum over rows of (2, programs, N): docs/perf-notes.md)
     programs = tl.num_programs(0)
     tl.store(DWB + cols.to(tl.int64) * programs + pid, tl.sum(dw, axis=0), mask=cols < N)
     if HAS_BIAS:
@@ -175,8 +176,8 @@ def _norm_bwd_kernel(
 # per SM (at least one) each walking a contiguous range of rows, STAGES-deep load
 # pipelining along it. Chosen by `python bench.py --tune`: docs/perf-notes.md. Tiles of
 # over PIPELINED_TILE_BYTES load without pipelining: the stages' buffers of two or three
-# 32 KB tiles overflow the H100's 227 KB of shared memory (bench.py --kernels, widths of
-# 16384 and up in bf16).
+# 32 KB tiles overflow Hopper's 227 KB of shared memory per block (bench.py --kernels,
+# widths of 16384 and up in bf16).
 TILE = {'fwd': 1024, 'bwd': 2048}
 PER_THREAD = {'fwd': 32, 'bwd': 32}
 COLUMNS_PER_SM = {'fwd': 32768, 'bwd': 2048}
@@ -230,10 +231,12 @@ def norm_fwd(x: torch.Tensor, residual: Optional[torch.Tensor], weight: torch.Te
 
 def _fake_norm_bwd(dy, dh_out, h, weight, stats, is_rms, has_bias):
     N = h.shape[-1]
-    return torch.empty(h.shape, dtype=h.dtype, device=h.device), h.new_empty((2, N) if has_bias else (N,), dtype=torch.float32)
+    return torch.empty(h.shape, dtype=h.dtype, device=h.device), \
+        h.new_empty((2, N) if has_bias else (N,), dtype=torch.float32)
 
 def _fake_norm_bwd_with_y(dy, dh_out, h, weight, bias, stats, is_rms, out_dtype):
-    return (*_fake_norm_bwd(dy, dh_out, h, weight, stats, is_rms, bias is not None), h.new_empty(h.shape, dtype=out_dtype))
+    return (*_fake_norm_bwd(dy, dh_out, h, weight, stats, is_rms, bias is not None),
+            h.new_empty(h.shape, dtype=out_dtype))
 
 def _norm_bwd(dy, dh_out, h, weight, bias, stats, is_rms, has_bias, y):
     """(dh, dw or dw and db stacked) by the backward kernel, which also writes the forward's output
@@ -244,7 +247,8 @@ def _norm_bwd(dy, dh_out, h, weight, bias, stats, is_rms, has_bias, y):
     dho2, stride_dho = (dy2, stride_dy) if dh_out is None else rows_of(dh_out)
     M = h.numel() // N
     dh = torch.empty(h.shape, dtype=h.dtype, device=h.device)
-    programs, rows_per_program, meta = _launch(M, N, max(h.element_size(), dy.element_size(), dho2.element_size()), h.device, 'bwd')
+    programs, rows_per_program, meta = _launch(M, N, max(h.element_size(), dy.element_size(), dho2.element_size()),
+                                               h.device, 'bwd')
     partial = torch.empty((2, N, programs) if has_bias else (N, programs), dtype=torch.float32, device=h.device)
     if M == 0:
         partial.zero_()

@@ -109,7 +109,8 @@ def rotary_qkv_fwd(qkv: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, n_ro
     """qkv (B, T, heads, D) with its first n_rot heads turned (back if inverse) and the others
     copied, as a new contiguous tensor of that layout."""
     if qkv.dim() != 4 or not 0 <= n_rot <= qkv.shape[2]:
-        raise ValueError(f"rotary_qkv: qkv must be (B, T, heads, D) with n_rot <= heads, got {tuple(qkv.shape)}, {n_rot}")
+        raise ValueError(f"rotary_qkv: qkv must be (B, T, heads, D) with n_rot <= heads, "
+                         f"got {tuple(qkv.shape)}, {n_rot}")
     x = _check(qkv.transpose(1, 2), cos, sin)  # (B, heads, T, D)
     y = torch.empty(qkv.shape, dtype=qkv.dtype, device=qkv.device)
     _rotate_into(x, cos, sin, y.transpose(1, 2), inverse, n_rot)

@@ -96,7 +96,8 @@ def _fake_swiglu_bwd(dy, gate, up):
         torch.empty_like(up, memory_format=torch.contiguous_format)
 
 def _fake_swiglu_bwd_with_y(dy, gate, up):
-    return (*_fake_swiglu_bwd(dy, gate, up), gate.new_empty(gate.shape, dtype=torch.promote_types(gate.dtype, up.dtype)))
+    return (*_fake_swiglu_bwd(dy, gate, up),
+            gate.new_empty(gate.shape, dtype=torch.promote_types(gate.dtype, up.dtype)))
 
 def _swiglu_bwd(dy, gate, up, y):
     """(dgate, dup) by the backward kernel, which also writes the forward's output into y unless

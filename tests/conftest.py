@@ -111,10 +111,7 @@ def check_3way_all(names, results, results_torch, refs, atol=0.0):
 
 def count_launches(monkeypatch, module):
     """Count the launches of every `_..._kernel` of a kernels/ module: each kernel's
-    `run`, which kernel[grid](...) calls, is wrapped for the test, and the module launches
-    through Triton's own path (the lean eager launch calls `run` only on a key's first
-    launch; tests/test_launch.py checks it apart). Returns {kernel name: count}."""
-    monkeypatch.setattr(module, "launch", torch.library.wrap_triton)
+    `run`, which kernel[grid](...) calls, is wrapped for the test. Returns {kernel name: count}."""
     counts = {}
     for name in dir(module):
         if name.startswith("_") and name.endswith("_kernel"):

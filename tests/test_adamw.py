@@ -358,9 +358,10 @@ def test_betas_outside_0_1_go_to_torch(device):
 @pytest.mark.parametrize("copy_dtype", [torch.bfloat16, torch.float16], ids=dtype_id)
 @pytest.mark.parametrize("backend", ["triton", "torch"])
 def test_copies_are_the_new_weights_cast(backend, copy_dtype, device):
-    """copies (model.py's matmul_copy): each given one holds its new weight cast to its dtype bit for bit (rounded to
-    nearest even) after the step, by the kernel or after torch's step; a weight given None has none written, a
-    skipped step (found_inf) leaves them as they were, and a copy of another shape, device or dtype is refused."""
+    """copies (kernels/linear.py's matmul_copy): each given one holds its new weight cast to its dtype bit for bit
+    (rounded to nearest even) after the step, by the kernel or after torch's step; a weight given None has none
+    written, a skipped step (found_inf) leaves them as they were, and a copy of another shape, device or dtype is
+    refused."""
     shapes = CASES[0]
     ws, ms, vs, steps = group(shapes, device)
     gs = [torch.randn(s, device=device) for s in shapes]

@@ -93,7 +93,7 @@ def test_none_default_takes_anything(raw, value):
     assert g['n_kv_head'] == value
 
 
-def test_none_accepted_for_any_key():  # e.g. sample.py's --top_k=None, train.py's --kernels_cache=None
+def test_none_accepted_for_any_key():  # e.g. sample.py's --top_k=None
     g = defaults()
     configure(g, ['--max_iters=None', '--out_dir=None'])
     assert g['max_iters'] is None and g['out_dir'] is None
@@ -205,12 +205,22 @@ def test_help_lists_defaults_and_exits_0(capsys):
             configure(defaults(), ['--max_iters=5', flag])
         assert e.value.code == 0
         lines = capsys.readouterr().out.splitlines()
-        assert lines == ["--out_dir        = 'out'",
-                         "--wandb_run_name = 'gpt2'",
-                         "--max_iters      = 100",
-                         "--learning_rate  = 0.0006",
-                         "--compile        = True",
-                         "--n_kv_head      = None"]
+        assert lines == ["--out_dir = 'out'", "--wandb_run_name = 'gpt2'", "--max_iters = 100",
+                         "--learning_rate = 0.0006", "--compile = True", "--n_kv_head = None"]
+
+
+def test_help_gives_each_keys_comment(tmp_path):
+    script = write(tmp_path, 'script.py', f"import sys\nsys.path.insert(0, {ROOT!r})\n"
+                                          "batch_size = 12  # micro-batch size\nlearning_rate = 6e-4\n"
+                                          "from configurator import configure\nconfig = configure(globals())\n")
+    r = subprocess.run([sys.executable, script, '--help'], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.splitlines() == ["--batch_size = 12         micro-batch size",
+                                                           "--learning_rate = 0.0006"], r.stdout
+
+
+def test_command_line_keys_are_the_ones_given_there():
+    from configurator import command_line_keys
+    assert command_line_keys(['config/x.py', '--cuda_graph=True', '--compile']) == {'cuda_graph', 'compile'}
 
 
 def test_script_with_bad_key_exits_2_with_one_line(tmp_path):

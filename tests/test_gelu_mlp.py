@@ -3,7 +3,7 @@ Tests of kernels.gelu_mlp: the MLP with GELU (tanh form) in its products' epilog
 x and both weights against PyTorch's MLP in the same dtype and a float64 reference (the three-way rule), over
 dtypes and shapes (one row, odd, rows not 16-byte aligned, 3-D, GPT-2's real width on the GPU), under autocast
 with fp32 weights as the model stores them, torch.compile without a graph break, and the argument checks; and the
-two epilogue products as ops of their own (model.py's MLP under recompute='activation').
+two epilogue products that gelu_mlp is built from, as ops of their own.
 On the GPU the products are cuBLASLt's with the epilogues (test_matmul.py tests every algorithm it admits for
 them); on the CPU they are matmul_plan's fallback, PyTorch's, through the same autograd Function.
 """
@@ -34,7 +34,8 @@ def run(backend_name, args, dy):
     return forward_backward(lambda *a: kernels.gelu_mlp(*a, backend=backend_name), args, [dy])
 
 
-@pytest.mark.parametrize("shape,hidden", SHAPES, ids=lambda s: "x".join(map(str, s)) if isinstance(s, tuple) else str(s))
+@pytest.mark.parametrize("shape,hidden", SHAPES,
+                         ids=lambda s: "x".join(map(str, s)) if isinstance(s, tuple) else str(s))
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_matches_reference(dtype, shape, hidden, device):
     args, dy = make_inputs(shape, hidden, dtype, device)
@@ -60,10 +61,10 @@ def test_under_autocast_with_fp32_weights(dtype, device):
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=dtype_id)
 def test_copies_are_what_the_products_read(dtype, device):
-    """Under autocast, kept copies of the weights (model.py's matmul_copy) are what the products read, forward and
-    backward: the weights' own casts as copies give the plain call's output and gradients bit for bit; other copies
-    those of fp32 weights equal to them, the gradients on the weights passed in; PyTorch's path casts the weights;
-    a copy not in x's dtype or not of its weight's shape raises."""
+    """Under autocast, kept copies of the weights (kernels/linear.py's matmul_copy) are what the products read,
+    forward and backward: the weights' own casts as copies give the plain call's output and gradients bit for bit;
+    other copies those of fp32 weights equal to them, the gradients on the weights passed in; PyTorch's path casts
+    the weights; a copy not in x's dtype or not of its weight's shape raises."""
     if device == "cpu" and dtype == torch.float16:
         pytest.skip("autocast on the CPU takes bf16 only")
     (x, w_fc, w_proj), dy = make_inputs((24, 72), 264, dtype, device, weight_dtype=torch.float32)
@@ -111,8 +112,8 @@ def test_a_frozen_weight_gets_no_gradient(device):
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=dtype_id)
 def test_weight_gradients_come_in_the_weights_dtype(dtype, device):
-    """fp32 weights (the model compiled: no per-block cast) get fp32 gradients straight from the products' fp32
-    sums, as accurate as PyTorch's (which rounds them to the products' dtype, then casts)."""
+    """fp32 weights (as the model stores them) get fp32 gradients straight from the products' fp32 sums, as
+    accurate as PyTorch's (which rounds them to the products' dtype, then casts)."""
     if device == "cpu" and dtype == torch.float16:
         pytest.skip("autocast on the CPU takes bf16 only")
     args, dy = make_inputs((40, 48), 136, dtype, device, weight_dtype=torch.float32)

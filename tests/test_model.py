@@ -1,19 +1,25 @@
 """GPT forward/backward for both architectures, and the kernel swap: the same
 parameter names and the same loss and gradients with the Triton kernels on and off."""
-import collections
 import importlib
 import math
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 import kernels
-from model import GPT, GPTConfig, RECOMPUTE, compile_model, pick_kernels, mlp_hidden, loss_chunk_bytes as model_loss_chunk_bytes
+import kernels.choose as choose
+from kernels.choose import ARCH_OPS, resolve
+from kernels.linear_cross_entropy import model_chunk_bytes
+from model import GPT, GPTConfig, RECOMPUTE, Norm, compile_model
 
 def tiny_config(arch, **kw):
     return GPTConfig(block_size=32, vocab_size=67, n_layer=2, n_head=4, n_embd=64, arch=arch,
                      n_kv_head=2 if arch == 'llama' else None, **kw)
+
+def build(config, setting, device=None, overrides=None, **kw):
+    """GPT(config, ...) with its kernels resolved from `setting` as the scripts resolve them (kernels.choose)."""
+    device_type = device or ('cuda' if torch.cuda.is_available() else 'cpu')
+    return GPT(config, resolve(setting, config, device_type, overrides), **kw)
 
 def batch(device, B=3, T=32, V=67):
     g = torch.Generator().manual_seed(0)
@@ -22,7 +28,8 @@ def batch(device, B=3, T=32, V=67):
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 def test_forward_backward(arch, device):
     torch.manual_seed(0)
-    model = GPT(tiny_config(arch), kernels='torch').to(device)
+    model = GPT(tiny_config(arch)).to(device)  # no map: PyTorch everywhere, nanoGPT's model
+    assert model.kernels == dict.fromkeys(ARCH_OPS[arch], 'torch')
     x, y = batch(device)
     logits, loss = model(x, y)
     assert logits is None  # training: the loss only
@@ -55,21 +62,21 @@ def equal_but_rounding(a, b, rounding):
 
 @pytest.mark.parametrize("arch, gelu", [("gpt2", "none"), ("gpt2", "tanh"), ("llama", "none")])
 @pytest.mark.parametrize("setting", ["torch", "triton"])
-@pytest.mark.parametrize("recompute", ["activation", "mlp", "block"])
+@pytest.mark.parametrize("recompute", ["activation", "mlp"])
 def test_recompute_gives_the_same_loss_and_gradients(arch, gelu, setting, recompute, device):
-    """recompute='activation' / 'mlp' / 'block' (the backward recomputes those activations) in fp32, with dropout
+    """recompute='activation' / 'mlp' (the backward recomputes those activations) in fp32, with dropout
     (its draws replayed in the recomputation): the loss and every gradient equal the plain
     model's bit for bit, with PyTorch's ops and with the Triton kernels alike (but the Triton
-    attention, which has no dropout), except 'activation' and 'mlp' with the Triton kernels (their
-    norms' or activation's backward kernels write the output again): within fp32 rounding there. GPT-2 with
-    GELU's tanh form (no biases) and the Triton kernels has its MLP in the matmuls' epilogues, but with
-    'activation': there the two runs' MLPs are two paths, within fp32 rounding too."""
+    attention, which has no dropout), except with the Triton kernels (their norms' or activation's
+    backward kernels write the output again): within fp32 rounding there. GPT-2 with GELU's tanh form
+    (no biases) and the Triton kernels has its MLP as kernels.gelu_mlp (GELU in the matmuls' epilogues),
+    recomputed whole with 'mlp', but with 'activation' the GELU kernel's pass: there the two runs' MLPs
+    are two paths, within fp32 rounding too."""
     runs = {}
     for mode in ('none', recompute):
         torch.manual_seed(0)
-        model = GPT(tiny_config(arch, dropout=0.1, bias=gelu == 'none', gelu_approximate=gelu), kernels=setting,
-                    device_type=device, recompute=mode,
-                    overrides={'attention': False}, scatter_embedding_grad=False).to(device)  # autograd's sum: no atomics on CUDA
+        model = build(tiny_config(arch, dropout=0.1, bias=gelu == 'none', gelu_approximate=gelu), setting, device,
+                      overrides={'attention': False}, recompute=mode).to(device)
         torch.manual_seed(1)
         _, loss = model(*batch(device))
         loss.backward()
@@ -80,35 +87,42 @@ def test_recompute_gives_the_same_loss_and_gradients(arch, gelu, setting, recomp
     # the Triton norm, GELU or SwiGLU backward that writes the output again is another compiled kernel:
     # the GPU's compiler may fuse its fp32 arithmetic differently (kernels' tests hold it to the three-way rule)
     # (under the CPU interpreter there is no compiler to do that: bit for bit there)
-    rewritten = recompute in ('activation', 'mlp') and setting == 'triton' and not kernels.INTERPRET or two_paths
+    rewritten = setting == 'triton' and not kernels.INTERPRET or two_paths
     rounding = rounding if rewritten else 0
     assert all(equal_but_rounding(a, b, rounding) for a, b in zip(runs['none'][1], runs[recompute][1]))
-    with pytest.raises(ValueError, match="recompute must be one of"):
-        GPT(tiny_config(arch), kernels='torch', recompute='attention')
+    for unknown in ('attention', 'block'):  # 'block' was a setting once: no longer
+        with pytest.raises(ValueError, match="recompute must be one of"):
+            GPT(tiny_config(arch), recompute=unknown)
 
 def test_loss_chunk_reaches_the_loss_and_changes_only_rounding(device, monkeypatch):
-    """loss_chunk_mib is the fused loss's chunk (by default without recompute 400 MiB, or 4096 rows
-    where those are more; the op's own default with recompute); 8-row chunks give one chunk's loss
-    and gradients but for fp32 rounding."""
-    assert GPT(tiny_config('gpt2'), kernels='torch').loss_chunk_bytes == 400 * 2**20
-    assert model_loss_chunk_bytes('none', 131072) == 4096 * 131072 * 2  # 1 GiB: a LLaMA-3-sized vocabulary
-    assert GPT(tiny_config('gpt2'), kernels='torch', recompute='mlp').loss_chunk_bytes is None
-    for bad in (0, -1, '64'):
-        with pytest.raises(ValueError, match="loss_chunk_mib must be a positive number"):
-            GPT(tiny_config('gpt2'), kernels='torch', loss_chunk_mib=bad)
+    """The model's chunk of the fused loss (kernels.linear_cross_entropy.model_chunk_bytes): without recompute
+    400 MiB of bf16 logits, or 4096 rows where those are more; with recompute the op's own default (None). The
+    chunk the model holds is the one the op gets; 8-row chunks give one chunk's loss and gradients but for fp32
+    rounding."""
+    assert GPT(tiny_config('gpt2')).loss_chunk_bytes == model_chunk_bytes(67, False) == 400 * 2**20
+    assert model_chunk_bytes(131072, False) == 4096 * 131072 * 2  # 1 GiB: a LLaMA-3-sized vocabulary
+    assert model_chunk_bytes(67, True) is None
+    assert all(GPT(tiny_config('gpt2'), recompute=r).loss_chunk_bytes is None for r in RECOMPUTE if r != 'none')
     LCE = importlib.import_module("kernels.linear_cross_entropy")
-    rows_of, chunks = LCE._chunk_rows, []
+    rows_of, chunks, given = LCE._chunk_rows, [], []
     monkeypatch.setattr(LCE, "_chunk_rows", lambda *args: chunks.append(rows_of(*args)) or chunks[-1])
+    fused = kernels.linear_cross_entropy
+    monkeypatch.setattr(kernels, "linear_cross_entropy",
+                        lambda *args, **kw: given.append(kw['chunk_bytes']) or fused(*args, **kw))
     runs = []
-    for mib in (None, 1e-4):  # 1e-4 MiB: 104 bytes, the smallest chunk (8 rows)
+    for chunk_bytes in (None, 104):  # the model's own; 104 bytes, the smallest chunk (8 rows)
         torch.manual_seed(0)
-        model = GPT(tiny_config('gpt2'), kernels='triton', loss_chunk_mib=mib).to(device)
+        model = build(tiny_config('gpt2'), 'triton', device).to(device)
+        if chunk_bytes is not None:
+            model.loss_chunk_bytes = chunk_bytes
         _, loss = model(*batch(device))
         loss.backward()
         runs.append([loss] + [p.grad for p in model.parameters()])
-    assert chunks == [96, 8]  # 3 x 32 rows in one chunk, then in 12
+    assert given == [400 * 2**20, 104] and chunks == [96, 8]  # 3 x 32 rows in one chunk, then in 12
     for one, many in zip(*runs):
         torch.testing.assert_close(many, one, rtol=1e-5, atol=1e-6)
+    build(tiny_config('gpt2'), 'triton', device, recompute='mlp').to(device)(*batch(device))
+    assert given[2:] == [None]
 
 def test_the_loss_is_the_fused_op_with_triton_and_nanogpts_with_pytorch(device, monkeypatch):
     """kernels='torch' (the baselines) runs nanoGPT's unfused head and loss, not the fused op's
@@ -118,7 +132,7 @@ def test_the_loss_is_the_fused_op_with_triton_and_nanogpts_with_pytorch(device, 
         op = getattr(kernels, name)
         monkeypatch.setattr(kernels, name, lambda *args, op=op, name=name, **kw: calls.append(name) or op(*args, **kw))
     for setting in ("torch", "triton"):
-        GPT(tiny_config('gpt2'), kernels=setting).to(device)(*batch(device))
+        build(tiny_config('gpt2'), setting, device).to(device)(*batch(device))
     assert calls == ["unfused_cross_entropy", "linear_cross_entropy"]
 
 def block_matrix_shapes(model):
@@ -144,17 +158,17 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
     runs, config = {}, tiny_config(arch)
     for mode, compiled in (('none', False), ('activation', False), ('activation', True)):
         torch.manual_seed(0)
-        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode,
-                    scatter_embedding_grad=False).to(device)  # autograd's sum: no atomics on CUDA
+        model = build(tiny_config(arch, bias=True), setting, device, recompute=mode).to(device)
         runs[mode, compiled] = autocast_micro_steps(model, compiled, device)[:2]
-    rounding = torch.finfo(torch.bfloat16).eps / 2 if setting == 'triton' and not kernels.INTERPRET else 0  # as in the test above
+    rounding = torch.finfo(torch.bfloat16).eps / 2 if setting == 'triton' and not kernels.INTERPRET else 0  # as above
     for losses, grads in (runs['activation', False], runs['activation', True]):
         assert all(torch.equal(a, b) for a, b in zip(runs['none', False][0], losses))
-        assert all(a.dtype == b.dtype and equal_but_rounding(a, b, rounding) for a, b in zip(runs['none', False][1], grads))
+        assert all(a.dtype == b.dtype and equal_but_rounding(a, b, rounding)
+                   for a, b in zip(runs['none', False][1], grads))
 
     copies = {}  # under autocast: the block matrices' cast copies kept for the backward, by storage
     for mode in ('none', 'activation'):
-        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode).to(device)
+        model = build(tiny_config(arch, bias=True), setting, device, recompute=mode).to(device)
         matrices = block_matrix_shapes(model)
         copies[mode] = set()
 
@@ -164,14 +178,14 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
             return t
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), torch.autocast(device, dtype=torch.bfloat16):
             model(*batch(device))
-    # 'none': all four (CastMatrices); 'activation': the attention's c_proj's (F.linear), and with PyTorch's
-    # norms c_attn's and c_fc's too (F.linear keeps them, as it keeps the norms' outputs)
+    # 'none': all four (F.linear keeps autocast's casts); 'activation': the attention's c_proj's (F.linear), and with
+    # PyTorch's norms c_attn's and c_fc's too (F.linear keeps them, as it keeps the norms' outputs)
     assert len(copies['none']) == 4 * config.n_layer
     assert len(copies['activation']) == (1 if setting == 'triton' else 3) * config.n_layer
 
     kept = {}
     for mode in ('none', 'activation'):
-        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=mode).to(device)
+        model = build(tiny_config(arch, bias=True), setting, device, recompute=mode).to(device)
         parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}  # held anyway
         storages = {}  # by address: views of one tensor, or one tensor kept twice, count once
 
@@ -186,107 +200,11 @@ def test_recompute_activation_keeps_autocasts_values_and_not_the_hidden_layer(ar
     hidden_layers = 2 if arch == 'llama' and setting == 'torch' else 1
     norm_outputs = 2 if setting == 'triton' else 0  # each block's two, made again by the Triton norm (LinearOfNorm)
     assert kept['none'] - kept['activation'] == config.n_layer * B * T * (
-        hidden_layers * mlp_hidden(config) + norm_outputs * config.n_embd) * 4
-
-
-def backward_nodes(tensor):
-    """The nodes of tensor's backward graph."""
-    seen, todo = set(), [tensor.grad_fn]
-    while todo:
-        node = todo.pop()
-        if node is not None and node not in seen:
-            seen.add(node)
-            todo.extend(next_node for next_node, _ in node.next_functions)
-    return seen
-
-def autograd_nodes(tensor):
-    """Counter of the node names in tensor's backward graph."""
-    return collections.Counter(type(node).__name__ for node in backward_nodes(tensor))
-
-@pytest.mark.parametrize("arch", ["gpt2", "llama"])
-# the Triton kernels once (GELU then takes c_fc's bias, F.linear not), PyTorch's with each recompute
-@pytest.mark.parametrize("setting, recompute", [("torch", "none"), ("torch", "block"), ("triton", "none")])
-def test_cast_per_block_gives_autocasts_values_bit_for_bit(arch, setting, recompute, device):
-    """cast_per_block (each block's matrices cast to bf16 together, CastMatrices) against
-    autocast's per-use casts: the same loss and gradients bit for bit over two accumulated
-    micro-steps, and the same logits without grad (sampling). Also traced by torch.compile
-    (aot_eager, which keeps bits): a check of Block.matrices' guard, since on the GPU machine
-    (torch 2.11, CUDA) the compiled graph gave zero gradients through CastMatrices; torch 2.13
-    on the CPU does not. Eager, one CastMatrices node per block and four fewer per-use casts, so
-    the comparison is between two different graphs. (With recompute='activation' or 'mlp' nothing
-    is cast together: test_cast_per_block_leaves_to_autocast_what_it_would_not_save.)"""
-    runs = {}
-    for cast_per_block, compiled in ((False, False), (True, False), (True, True)):
-        torch.manual_seed(0)
-        model = GPT(tiny_config(arch, bias=True), kernels=setting, device_type=device, recompute=recompute,
-                    cast_per_block=cast_per_block, scatter_embedding_grad=False).to(device)  # as in the test above
-        losses, grads, stepped, loss = autocast_micro_steps(model, compiled, device)
-        with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
-            logits, _ = stepped(batch(device)[0])
-        runs[cast_per_block, compiled] = losses, grads, logits, autograd_nodes(loss)
-    losses0, grads0, logits0, nodes0 = runs[False, False]
-    for losses, grads, logits, _ in (runs[True, False], runs[True, True]):
-        assert all(torch.equal(a, b) for a, b in zip(losses0, losses))
-        assert all(a.dtype == b.dtype == torch.float32 and torch.equal(a, b) for a, b in zip(grads0, grads))
-        assert torch.equal(logits0, logits)
-    nodes1, n_layer = runs[True, False][3], tiny_config(arch).n_layer
-    assert nodes0['CastMatricesBackward'] == 0 and nodes1['CastMatricesBackward'] == n_layer
-    assert nodes0['ToCopyBackward0'] - nodes1['ToCopyBackward0'] == 4 * n_layer
-
-@pytest.mark.parametrize("arch", ["gpt2", "llama"])
-def test_scatter_embedding_grad_adds_the_rows_into_the_heads_gradient(arch, device):
-    """scatter_embedding_grad against autograd's sum of the tied matrix's two gradients, under autocast with the
-    fused loss, eager and compiled (aot_eager, which keeps bits): the same loss and the same gradients, but for
-    the tied matrix's, where the looked-up rows are added one by one into the head's gradient instead of summed
-    by token first, in the order their atomic adds land on CUDA (fp32 rounding apart). Eager, TiedEmbedding's
-    node hands on the very tensor the head's gradient came in, filled in place, not a copy. Compiled there is
-    no node to look at; on the CPU (no atomics) its tied gradient has the eager scatter's bits, not the sum's."""
-    runs = {}
-    for scatter, compiled in ((False, False), (True, False), (True, True)):
-        torch.manual_seed(0)
-        model = GPT(tiny_config(arch), kernels='triton' if kernels.TRITON_AVAILABLE else 'torch', device_type=device,
-                    scatter_embedding_grad=scatter).to(device)
-        if compiled:
-            torch._dynamo.reset()
-        with torch.autocast(device, dtype=torch.bfloat16):
-            _, loss = (torch.compile(model, backend='aot_eager') if compiled else model)(*batch(device))
-        tied_nodes = [node for node in backward_nodes(loss) if type(node).__name__ == 'TiedEmbeddingBackward']
-        in_place = []  # per TiedEmbedding node: is the gradient it hands on the head's, filled in place?
-        for node in tied_nodes:
-            node.register_hook(lambda grad_inputs, grad_outputs:
-                               in_place.append(grad_inputs[0].data_ptr() == grad_outputs[1].data_ptr()))
-        loss.backward()
-        runs[scatter, compiled] = loss.detach(), [p.grad for p in model.parameters()], in_place
-    tied = [name for name, _ in model.named_parameters()].index('transformer.wte.weight')
-    (loss0, grads0, nodes0), (loss1, grads1, nodes1), (loss2, grads2, nodes2) = runs.values()
-    assert (nodes0, nodes1, nodes2) == ([], [True], [])
-    assert torch.equal(loss0, loss1) and torch.equal(loss1, loss2)
-    for grads in (grads1, grads2):
-        assert all(torch.equal(a, b) for i, (a, b) in enumerate(zip(grads0, grads)) if i != tied)
-        torch.testing.assert_close(grads[tied], grads0[tied], rtol=1e-5, atol=1e-7)
-    if device == 'cpu':
-        assert torch.equal(grads2[tied], grads1[tied]) and not torch.equal(grads2[tied], grads0[tied])
-
-
-def test_cast_per_block_leaves_to_autocast_what_it_would_not_save(device):
-    """Block.matrices hands autocast the stored matrices without grad (autocast casts each once
-    per region), where one of them is frozen (all four would ask for weight gradients) and with
-    recompute (the Functions and the recomputed MLP cast again in the backward)."""
-    block = GPT(tiny_config('gpt2'), kernels='torch').to(device).transformer.h[0]
-    stored = (block.attn.c_attn.weight, block.attn.c_proj.weight, block.mlp.c_fc.weight, block.mlp.c_proj.weight)
-    x = torch.zeros(1, 1, 64, device=device)
-    with torch.autocast(device, dtype=torch.bfloat16):
-        assert all(w.dtype == torch.bfloat16 for w in block.matrices(x, 'none'))
-        for recompute in ('activation', 'mlp'):
-            assert all(w is p for w, p in zip(block.matrices(x, recompute), stored))
-        with torch.no_grad():
-            assert all(w is p for w, p in zip(block.matrices(x, 'none'), stored))
-        block.mlp.c_fc.weight.requires_grad_(False)
-        assert all(w is p for w, p in zip(block.matrices(x, 'none'), stored))
+        hidden_layers * config.mlp_hidden + norm_outputs * config.n_embd) * 4
 
 def test_architectures_differ_as_specified():
-    gpt2 = GPT(tiny_config('gpt2', bias=True), kernels='torch')
-    llama = GPT(tiny_config('llama'), kernels='torch')
+    gpt2 = GPT(tiny_config('gpt2', bias=True))
+    llama = GPT(tiny_config('llama'))
     names = dict(gpt2.named_parameters())
     assert 'transformer.wpe.weight' in names and 'transformer.h.0.ln_1.bias' in names
     assert gpt2.lm_head.weight is gpt2.transformer.wte.weight and llama.lm_head.weight is llama.transformer.wte.weight
@@ -295,40 +213,62 @@ def test_architectures_differ_as_specified():
     hs = 64 // 4
     assert lnames['transformer.h.0.attn.c_attn.weight'].shape == ((4 + 2 * 2) * hs, 64)  # GQA: 2 kv heads
     assert lnames['transformer.h.0.mlp.c_fc.weight'].shape[0] == 2 * 192  # SwiGLU gate and up, 8/3 x 64 rounded to 64
-    assert type(llama.transformer.ln_f).__name__ == 'RMSNorm'
+    assert tiny_config('llama').mlp_hidden == 192 and tiny_config('gpt2').mlp_hidden == 4 * 64
+    assert names['transformer.h.0.mlp.c_fc.weight'].shape[0] == 4 * 64
+    norms = lambda m: [m.transformer.ln_f] + [n for b in m.transformer.h for n in (b.ln_1, b.ln_2)]
+    assert all(isinstance(n, Norm) and n.is_rms and n.op == 'rms_norm' for n in norms(llama))
+    assert all(isinstance(n, Norm) and not n.is_rms and n.op == 'layer_norm' for n in norms(gpt2))
+    with pytest.raises(ValueError, match="arch must be one of"):
+        tiny_config('gpt3')
 
-@pytest.mark.parametrize("bias, gelu, recompute, epilogues, one_op", [
-    (False, 'tanh', 'none', True, True), (False, 'tanh', 'mlp', True, True), (False, 'tanh', 'block', True, True),
+@pytest.mark.parametrize("setting", ["torch", "triton"])
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_each_norm_runs_the_implementation_its_op_is_given(arch, setting, device, monkeypatch):
+    """Norm.of: the architecture's norm op from the map, for every norm of the model, each call made with it."""
+    op = 'rms_norm' if arch == 'llama' else 'layer_norm'
+    model = build(tiny_config(arch), setting, device).to(device)
+    norms = [model.transformer.ln_f] + [n for b in model.transformer.h for n in (b.ln_1, b.ln_2)]
+    assert model.kernels[op] == setting and all(n.backend == setting for n in norms)
+    calls, plain = [], getattr(kernels, op)
+    monkeypatch.setattr(kernels, op,
+                        lambda *a, backend, **kw: calls.append(backend) or plain(*a, backend=backend, **kw))
+    model.eval()  # the norms called as modules (Norm.linear's LinearOfNorm is for recompute)
+    model(batch(device)[0])
+    assert calls == [setting] * len(norms)
+
+@pytest.mark.parametrize("bias, gelu, recompute, gelu_mlp, one_op", [
+    (False, 'tanh', 'none', True, True), (False, 'tanh', 'mlp', True, True),
     (False, 'tanh', 'activation', True, False),  # LinearOfNorm and LinearOfActivation: GELU's output not kept
     (True, 'tanh', 'none', False, False), (False, 'none', 'none', False, False)])  # cuBLASLt: no bias here, no erf form
-def test_gelu_goes_into_the_matmuls_epilogues_only_where_they_have_it(bias, gelu, recompute, epilogues, one_op, device,
-                                                                     monkeypatch):
-    model = GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='triton', device_type=device,
-                recompute=recompute).to(device)
-    assert all(block.mlp.epilogues == epilogues and block.mlp.one_op == one_op for block in model.transformer.h)
+def test_the_mlp_is_gelu_mlp_only_where_the_epilogues_have_it(bias, gelu, recompute, gelu_mlp, one_op, device,
+                                                             monkeypatch):
+    """GPTConfig.gelu_mlp: GPT-2 with GELU's tanh form and no biases, whose MLP with the Triton GELU is
+    kernels.gelu_mlp, one op (GELU in cuBLASLt's epilogues), in training, but not with recompute='activation'.
+    Elsewhere, and in sampling, the GELU kernel's pass between the products."""
+    config = tiny_config('gpt2', bias=bias, gelu_approximate=gelu)
+    assert config.gelu_mlp == gelu_mlp and not tiny_config('llama', gelu_approximate=gelu).gelu_mlp
+    model = build(config, 'triton', device, recompute=recompute).to(device)
+    assert all(block.mlp.one_op == one_op for block in model.transformer.h)
     calls = []
     monkeypatch.setattr(kernels, 'gelu_mlp', lambda *a, **k: calls.append('mlp') or kernels.gelu_mlp_ref(*a[:3]))
-    monkeypatch.setattr(kernels, 'gelu_linear_fwd', lambda x, w: calls.append('fc') or (x @ w.T, F.gelu(x @ w.T, approximate='tanh')))
-    monkeypatch.setattr(kernels, 'dgelu_matmul', lambda dy, w, h: calls.append('dgelu') or
-                        torch.ops.aten.gelu_backward(dy @ w, h, approximate='tanh'))
     gelu_pass = kernels.gelu
-    monkeypatch.setattr(kernels, 'gelu', lambda *a, **k: calls.append('gelu') or gelu_pass(*a, **k))  # a pass of its own
+    # the GELU kernel's pass of its own
+    monkeypatch.setattr(kernels, 'gelu', lambda *a, **k: calls.append('gelu') or gelu_pass(*a, **k))
     x, y = batch(device)
     _, loss = model(x, y)
     loss.backward()
-    # two blocks ('mlp' and 'block' run the MLP again in the backward)
-    expected = (['mlp'] * (4 if recompute in ('mlp', 'block') else 2) if one_op else
-                ['fc', 'fc', 'dgelu', 'dgelu'] if epilogues else ['gelu', 'gelu'])
+    # two blocks ('mlp' runs the MLP again in the backward)
+    expected = ['mlp'] * (4 if recompute == 'mlp' else 2) if one_op else ['gelu', 'gelu']
     assert calls == expected
     model.eval()  # sampling: each new length would be a new product for matmul_plan to measure
     model(x[:, :5])
     assert calls == expected + ['gelu', 'gelu']
-    assert not GPT(tiny_config('gpt2', bias=bias, gelu_approximate=gelu), kernels='torch').transformer.h[0].mlp.epilogues
+    assert not build(config, 'torch', device).transformer.h[0].mlp.one_op
     with pytest.raises(ValueError, match="gelu_approximate must be one of"):
         tiny_config('gpt2', gelu_approximate='erf')
 
 def test_sequence_longer_than_block_size_is_refused():
-    model = GPT(tiny_config('gpt2'), kernels='torch')
+    model = GPT(tiny_config('gpt2'))
     with pytest.raises(ValueError, match="block_size is 32"):
         model(torch.zeros(1, 33, dtype=torch.long))
 
@@ -339,7 +279,7 @@ def test_kernels_on_and_off_agree(arch, device, capsys):
     models, grads = {}, {}
     for setting in ('torch', 'triton'):
         torch.manual_seed(0)
-        model = models[setting] = GPT(tiny_config(arch), kernels=setting, device_type=device).to(device)
+        model = models[setting] = build(tiny_config(arch), setting, device).to(device)
         _, loss = model(*batch(device))
         loss.backward()
         grads[setting] = (loss.item(), {n: p.grad for n, p in model.named_parameters()})
@@ -355,66 +295,34 @@ def test_kernels_on_and_off_agree(arch, device, capsys):
 
 @pytest.mark.parametrize("gelu, recompute", [("none", "none"), ("tanh", "none"), ("tanh", "activation")])
 def test_compile_model_gives_eagers_loss_and_gradients(gelu, recompute, device):
-    """compile_model, as train.py compiles (Inductor with INDUCTOR_OPTIONS on top of the mode's),
-    gives the eager model's loss and gradients within fp32 rounding: with the Triton kernels on
-    CUDA (with GELU's tanh form and no biases, the MLP's opaque cuBLASLt ops too, as one op or, with
-    recompute='activation', in LinearOfNorm and LinearOfActivation); on the CPU (no Inductor for the
-    interpreter's kernels) with PyTorch's ops, default mode only."""
-    setting, modes = ('triton', ['default', 'reduce-overhead']) if device == 'cuda' else ('torch', ['default'])
+    """compile_model, as train.py compiles (Inductor with combo kernels), gives the eager model's loss and
+    gradients within fp32 rounding: with the Triton kernels on CUDA (with GELU's tanh form and no biases,
+    the MLP as kernels.gelu_mlp's opaque cuBLASLt ops too, or with recompute='activation' LinearOfNorm's and
+    LinearOfActivation's); on the CPU (no Inductor for the interpreter's kernels) with PyTorch's ops."""
+    setting = 'triton' if device == 'cuda' else 'torch'
     torch.manual_seed(0)
-    model = GPT(tiny_config('gpt2', bias=gelu == 'none', gelu_approximate=gelu), kernels=setting,
-                device_type=device, recompute=recompute).to(device)
+    model = build(tiny_config('gpt2', bias=gelu == 'none', gelu_approximate=gelu), setting, device,
+                  recompute=recompute).to(device)
     runs = []
-    for step_model in [model] + [compile_model(model, mode) for mode in modes]:
+    for step_model in (model, compile_model(model)):
         torch._dynamo.reset()
         _, loss = step_model(*batch(device))
         loss.backward()
-        runs.append((loss.detach().clone(), [p.grad.clone() for p in model.parameters()]))  # CUDA graphs reuse outputs
+        runs.append((loss.detach().clone(), [p.grad.clone() for p in model.parameters()]))
         model.zero_grad(set_to_none=True)
     for loss, grads in runs[1:]:
         torch.testing.assert_close(loss, runs[0][0], rtol=1e-5, atol=0)
         for g, ref in zip(grads, runs[0][1]):
             torch.testing.assert_close(g, ref, rtol=1e-4, atol=1e-6)
 
-def test_compile_model_does_not_keep_the_matrices_casts(monkeypatch):
-    """compile_model partitions with PARTITIONER_OPTIONS: under bf16 autocast the backward casts the
-    block matrices again instead of keeping their bf16 casts from the forward, which torch.compile's
-    defaults keep (functorch's min-cut partitioner, as Inductor runs it, with a stand-in for Inductor's
-    code generation that records what the forward saves)."""
-    from torch._functorch.aot_autograd import aot_module_simplified
-    from functorch.compile import min_cut_rematerialization_partition, make_boxed_func
-    import torch._inductor.compile_fx
-
-    def partition_only(gm, example_inputs, **kwargs):
-        def forward(fw, inputs):
-            # what the forward makes and keeps; its inputs (the parameters among them) are held anyway
-            saved.extend(n.meta['val'] for n in fw.graph.output_node().args[0]
-                         if isinstance(n.meta.get('val'), torch.Tensor) and n.op != 'placeholder')
-            return make_boxed_func(fw.forward)
-        return aot_module_simplified(gm, example_inputs, fw_compiler=forward, partition_fn=min_cut_rematerialization_partition,
-                                     bw_compiler=lambda bw, inputs: make_boxed_func(bw.forward))
-    monkeypatch.setattr(torch._inductor.compile_fx, 'compile_fx', partition_only)
-    kept, kept_bytes = {}, {}
-    for name, compile in (('defaults', lambda m: torch.compile(m, backend=partition_only)), ('compile_model', compile_model)):
-        torch._dynamo.reset()
-        model, saved = GPT(tiny_config('gpt2'), kernels='torch', device_type='cpu'), []
-        matrices = block_matrix_shapes(model)
-        with torch.autocast('cpu', dtype=torch.bfloat16):
-            compile(model)(*batch('cpu'))
-        kept[name] = sum(t.dtype == torch.bfloat16 and tuple(t.shape) in matrices for t in saved)
-        kept_bytes[name] = sum(t.numel() * t.element_size() for t in saved)
-    torch._dynamo.reset()
-    assert kept == {'defaults': 4 * tiny_config('gpt2').n_layer, 'compile_model': 0}
-    assert kept_bytes['compile_model'] < kept_bytes['defaults']  # what else the switch remakes is kept less, not more
-
 @pytest.mark.parametrize("recompute", RECOMPUTE)
 @pytest.mark.parametrize("triton_activation", [False, True])
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
-def test_compile_model_combines_kernels_unless_a_recomputed_region_holds_torchs_activation(arch, triton_activation, recompute,
-                                                                                            device, monkeypatch):
-    """compile_model asks Inductor for combo kernels, except where a recomputed checkpointed region ('mlp',
-    'block') holds PyTorch's MLP activation: torch 2.11's Inductor combined the recomputed activation kernels
-    of many layers there, and so made their inputs again all at once."""
+def test_compile_model_combines_kernels_unless_a_recomputed_mlp_holds_torchs_activation(arch, triton_activation,
+                                                                                      recompute, device, monkeypatch):
+    """compile_model asks Inductor for combo kernels, except where a recomputed MLP (recompute='mlp') holds
+    PyTorch's activation: torch 2.11's Inductor combined the recomputed activation kernels of many layers
+    there, and so made their inputs again all at once."""
     import torch._inductor.compile_fx
     asked = []
 
@@ -423,51 +331,64 @@ def test_compile_model_combines_kernels_unless_a_recomputed_region_holds_torchs_
         return gm.forward
     monkeypatch.setattr(torch._inductor.compile_fx, 'compile_fx', record)
     torch._dynamo.reset()
-    model = GPT(tiny_config(arch), kernels='torch', device_type=device, overrides={'mlp': triton_activation},
-                recompute=recompute).to(device)
+    model = build(tiny_config(arch), 'torch', device, overrides={'mlp': triton_activation},
+                  recompute=recompute).to(device)
     compile_model(model)(*batch(device))
     torch._dynamo.reset()
-    assert asked and set(asked) == {triton_activation or recompute not in ('mlp', 'block')}
+    assert asked and set(asked) == {triton_activation or recompute != 'mlp'}
 
 def test_kernel_choice_is_made_once_and_explained(monkeypatch):
-    assert set(pick_kernels('torch', 'gpt2', 'cuda')[0].values()) == {'torch'}
+    """resolve's map covers the ops of the architecture and the optimizer; a setting it does not know, or
+    kernels='triton' where Triton cannot run, is refused with the reason; 'auto' there is PyTorch's."""
+    gpt2 = tiny_config('gpt2')
+    assert resolve('torch', gpt2, 'cuda') == dict.fromkeys(ARCH_OPS['gpt2'], 'torch')
+    assert set(ARCH_OPS['gpt2']) == {'layer_norm', 'gelu', 'attention', 'cross_entropy', 'optimizer'}
     with pytest.raises(ValueError, match="kernels must be one of"):
-        pick_kernels('fast', 'gpt2', 'cuda')
+        resolve('fast', gpt2, 'cuda')
     monkeypatch.setattr(kernels.backend, 'INTERPRET', False)
-    assert pick_kernels('auto', 'gpt2', 'cpu') == (dict.fromkeys(pick_kernels('torch', 'gpt2', 'cpu')[0], 'torch'),
-                                                   "tensors on cpu need CUDA (or TRITON_INTERPRET=1)")
-    with pytest.raises(ValueError, match="need CUDA"):
-        pick_kernels('triton', 'gpt2', 'cpu')
+    assert resolve('auto', gpt2, 'cpu') == resolve('torch', gpt2, 'cpu')
+    with pytest.raises(ValueError, match=r"kernels='triton' cannot run: tensors on cpu need CUDA \(or TRITON_INTERP"):
+        resolve('triton', gpt2, 'cpu')
     monkeypatch.setattr(kernels.backend, 'TRITON_AVAILABLE', False)
-    assert pick_kernels('auto', 'gpt2', 'cuda') == (pick_kernels('torch', 'gpt2', 'cuda')[0], 'Triton is not installed')
-    with pytest.raises(ValueError, match="not installed"):
-        pick_kernels('triton', 'gpt2', 'cuda')
+    assert resolve('auto', gpt2, 'cuda') == resolve('torch', gpt2, 'cuda')
+    with pytest.raises(ValueError, match="kernels='triton' cannot run: Triton is not installed"):
+        resolve('triton', gpt2, 'cuda')
 
-def test_auto_keeps_the_slower_kernels_and_triton_attention_has_no_dropout():
-    impl, reason = pick_kernels('auto', 'llama', 'cuda')
-    if reason is None:  # SDPA, PyTorch's LayerNorm and GELU are the faster ones (model.AUTO_KEEPS_TORCH)
-        assert impl['attention'] == 'torch' and impl['rms_norm'] == 'triton'
-        assert pick_kernels('auto', 'gpt2', 'cuda')[0] == dict(layer_norm='torch', gelu='torch', attention='torch',
-                                                             cross_entropy='triton')
-    assert pick_kernels('triton', 'llama', 'cuda')[0]['attention'] == 'triton'
-    with pytest.raises(ValueError, match="dropout"):
-        pick_kernels('triton', 'llama', 'cuda', dropout=0.1)
+def test_auto_keeps_the_slower_kernels_and_triton_attention_has_no_dropout(monkeypatch):
+    monkeypatch.setattr(choose, 'why_not_triton_on', lambda device_type: None)  # as on a GPU
+    llama, gpt2 = tiny_config('llama'), tiny_config('gpt2')
+    # nothing measured: SDPA, PyTorch's LayerNorm and GELU are the faster ones (choose.AUTO_KEEPS_TORCH)
+    impl = resolve('auto', llama, 'cuda')
+    assert impl['attention'] == 'torch' and impl['rms_norm'] == 'triton' and impl['optimizer'] == 'triton'
+    assert resolve('auto', gpt2, 'cuda') == dict(layer_norm='torch', gelu='torch', attention='torch',
+                                                cross_entropy='triton', optimizer='triton')
+    # measured: each op as measured, these too
+    measured = dict(layer_norm='triton', gelu='triton', attention='triton', cross_entropy='torch')
+    assert resolve('auto', gpt2, 'cuda', measured=measured) == dict(measured, optimizer='triton')
+    assert resolve('triton', llama, 'cuda')['attention'] == 'triton'
+    with pytest.raises(ValueError, match="kernels='triton' cannot run: the Triton attention has no dropout"):
+        resolve('triton', tiny_config('llama', dropout=0.1), 'cuda')
+    # 'auto' with dropout: SDPA, whatever was measured, without an error
+    assert resolve('auto', tiny_config('gpt2', dropout=0.1), 'cuda', measured=measured)['attention'] == 'torch'
 
 def test_per_op_overrides_win_over_the_setting(monkeypatch):
     monkeypatch.setattr(kernels.backend, 'TRITON_AVAILABLE', True)
     monkeypatch.setattr(kernels.backend, 'INTERPRET', False)
-    impl = pick_kernels('torch', 'gpt2', 'cuda', overrides=dict(mlp=True, attention=None))[0]
-    assert impl == dict(layer_norm='torch', gelu='triton', attention='torch', cross_entropy='torch')
-    impl = pick_kernels('triton', 'llama', 'cuda', dropout=0.1, overrides=dict(mlp=False, attention=False))[0]
-    assert impl == dict(rms_norm='triton', rotary='triton', swiglu='torch', attention='torch', cross_entropy='triton')
-    impl = pick_kernels('auto', 'gpt2', 'cuda', overrides=dict(layer_norm=True, cross_entropy=False))[0]
-    assert impl == dict(layer_norm='triton', gelu='torch', attention='torch', cross_entropy='torch')
+    gpt2, llama = tiny_config('gpt2'), tiny_config('llama', dropout=0.1)
+    impl = resolve('torch', gpt2, 'cuda', overrides=dict(mlp=True, attention=None))
+    assert impl == dict(layer_norm='torch', gelu='triton', attention='torch', cross_entropy='torch', optimizer='torch')
+    impl = resolve('triton', llama, 'cuda', overrides=dict(mlp=False, attention=False))
+    assert impl == dict(rms_norm='triton', rotary='triton', swiglu='torch', attention='torch', cross_entropy='triton',
+                        optimizer='triton')
+    impl = resolve('auto', gpt2, 'cuda', overrides=dict(layer_norm=True, cross_entropy=False),
+                   measured=dict(layer_norm='torch', cross_entropy='triton'))
+    assert impl == dict(layer_norm='triton', gelu='torch', attention='torch', cross_entropy='torch', optimizer='triton')
     with pytest.raises(ValueError, match="use_triton_attention=True cannot run: the Triton attention has no dropout"):
-        pick_kernels('torch', 'gpt2', 'cuda', dropout=0.1, overrides=dict(attention=True))
+        resolve('torch', tiny_config('gpt2', dropout=0.1), 'cuda', overrides=dict(attention=True))
     with pytest.raises(ValueError, match="use_triton_rotary=True cannot run: tensors on cpu need CUDA"):
-        pick_kernels('auto', 'llama', 'cpu', overrides=dict(rotary=True))
+        resolve('auto', tiny_config('llama'), 'cpu', overrides=dict(rotary=True))
     with pytest.raises(ValueError, match="unknown kernel overrides"):
-        pick_kernels('auto', 'gpt2', 'cuda', overrides=dict(norm=True))
+        resolve('auto', gpt2, 'cuda', overrides=dict(norm=True))
 
 @pytest.mark.parametrize("arch, gelu, recompute", [("gpt2", "none", "none"), ("gpt2", "tanh", "none"),
                                                    ("gpt2", "tanh", "activation"), ("llama", "none", "none")])
@@ -475,8 +396,8 @@ def test_per_op_overrides_win_over_the_setting(monkeypatch):
 def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, recompute, autocast_residual, device):
     """Two training steps under bf16 autocast (forward, backward, AdamW) with every op
     swapped and with none, the residual stream in fp32 or (autocast_residual) in bf16.
-    GPT-2 with GELU's tanh form has no biases: its MLP then computes GELU in the matmuls' epilogues, as
-    kernels.gelu_mlp or, with recompute='activation', in LinearOfNorm and LinearOfActivation.
+    GPT-2 with GELU's tanh form has no biases: its MLP is then kernels.gelu_mlp, GELU in the matmuls'
+    epilogues (with recompute='activation', LinearOfNorm and LinearOfActivation with the GELU kernel).
     Three-way, as in the kernel tests: against the same steps in fp32 with PyTorch's ops,
     the Triton run's losses and first gradients are at most twice as far off as the
     PyTorch bf16 run's, plus one bf16 unit of their size. (Weights after an AdamW step
@@ -484,12 +405,13 @@ def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, recompute, auto
     rounding flips where a gradient is near zero.)"""
     def run(setting, autocast):
         torch.manual_seed(0)
-        model = GPT(tiny_config(arch, bias=gelu == 'none', gelu_approximate=gelu), kernels=setting, device_type=device,
-                    autocast_residual=autocast_residual, recompute=recompute).to(device)
-        assert model.transformer.h[0].mlp.epilogues == (setting == 'triton' and gelu == 'tanh')
+        model = build(tiny_config(arch, bias=gelu == 'none', gelu_approximate=gelu), setting, device,
+                      autocast_residual=autocast_residual, recompute=recompute).to(device)
+        assert model.transformer.h[0].mlp.one_op == (setting == 'triton' and gelu == 'tanh' and recompute == 'none')
         stream = []  # the residual stream's dtype as the second block receives it
         model.transformer.h[1].register_forward_pre_hook(lambda module, args: stream.append(args[0].dtype))
         optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), device)
+        assert optimizer.backend == setting
         out = {}
         for step in range(2):
             with torch.autocast(device, dtype=torch.bfloat16, enabled=autocast):
@@ -513,26 +435,29 @@ def test_bf16_training_step_kernels_on_and_off_agree(arch, gelu, recompute, auto
             f"{name}: Triton bf16 off by {err_triton:.3e}, PyTorch bf16 by {err_torch:.3e}"
 
 def block_matrices(model):
-    return [w for block in model.transformer.h for w in block.all_matrices()]
+    """The blocks' four weight matrices each, named one by one."""
+    return [w for block in model.transformer.h for w in (block.attn.c_attn.weight, block.attn.c_proj.weight,
+                                                         block.mlp.c_fc.weight, block.mlp.c_proj.weight)]
 
 @pytest.mark.parametrize("arch, gelu, compiled, dtype", [
-    ("gpt2", "none", False, torch.bfloat16), ("gpt2", "none", True, torch.bfloat16), ("llama", "none", False, torch.bfloat16),
-    ("gpt2", "tanh", False, torch.bfloat16), ("gpt2", "none", False, torch.float16)])
+    ("gpt2", "none", False, torch.bfloat16), ("gpt2", "none", True, torch.bfloat16),
+    ("llama", "none", False, torch.bfloat16), ("gpt2", "tanh", False, torch.bfloat16),
+    ("gpt2", "none", False, torch.float16)])
 def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device):
     """AdamW keeping the block matrices' copies in autocast's dtype (configure_optimizers' matmul_dtype), eager and
     traced by torch.compile (aot_eager, which keeps bits), against the same model without them, under autocast: the
     loss and every gradient but the matrices' equal bit for bit; each matrix's gradient, summed in fp32 and not
     rounded to autocast's dtype, within half a unit of that dtype of autocast's (plus fp32 sums' order), and not the
-    dtype's own values; after AdamW's
-    step every copy is its weight's cast bit for bit, and the next loss through the copies equals the one through
-    autocast's casts, and other copies give the loss of weights equal to them (the products read the copies).
-    load_state_dict makes the copies again; Muon drops them; nanoGPT's baseline (kernels='torch') and a model with
-    any recompute get none. gelu_mlp's MLP (GELU's tanh form) reads its two's copies too."""
+    dtype's own values; after AdamW's step every copy is its weight's cast bit for bit, and the next loss through
+    the copies equals the one through autocast's casts, and other copies give the loss of weights equal to them
+    (the products read the copies: kernels/linear.py). load_state_dict makes the copies again; Muon drops them;
+    nanoGPT's baseline (kernels='torch', torch's AdamW) and a model with any recompute get none. gelu_mlp's MLP
+    (GELU's tanh form) reads its two's copies too."""
     config = tiny_config(arch, gelu_approximate=gelu, bias=gelu != 'tanh')  # with a bias, except gelu_mlp's (none)
     runs = {}
     for copies in (False, True):
         torch.manual_seed(0)
-        model = GPT(config, kernels='triton', device_type=device, scatter_embedding_grad=False).to(device)
+        model = build(config, 'triton', device).to(device)
         optimizer = model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device,
                                                matmul_dtype=dtype if copies else None)
         if compiled:  # afresh: past Dynamo's recompile limit GPT.forward would run eager unnoticed
@@ -542,13 +467,13 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
             _, loss = stepped(*batch(device))
         loss.backward()  # one micro-step: autocast's gradient is then one rounding from the fp32 sums
         runs[copies] = model, optimizer, stepped, loss.detach(), [p.grad for p in model.parameters()]
-    (plain, _, plain_stepped, plain_loss, plain_grads), (model, optimizer, stepped, loss, grads) = runs[False], runs[True]
-    kept = [w for w in block_matrices(model) if hasattr(w, 'matmul_copy')]
-    expected = [w for block in model.transformer.h for w in block.all_matrices()]
-    assert list(map(id, kept)) == list(map(id, expected)) and len(kept) == 4 * config.n_layer
+    plain, _, plain_stepped, plain_loss, plain_grads = runs[False]
+    model, optimizer, stepped, loss, grads = runs[True]
+    kept = [p for p in model.parameters() if hasattr(p, 'matmul_copy')]  # none for the head, the norms, the biases
+    assert list(map(id, kept)) == list(map(id, block_matrices(model))) and len(kept) == 4 * config.n_layer
+    assert all(w.matmul_copy.dtype == dtype for w in kept)
     assert all(block.mlp.one_op == (gelu == 'tanh') for block in model.transformer.h)
     assert not any(hasattr(w, 'matmul_copy') for w in plain.parameters())
-    assert {id(p) for p in model.parameters() if hasattr(p, 'matmul_copy')} == set(map(id, kept))  # none for the head
     assert torch.equal(plain_loss, loss)
     matrices = set(map(id, block_matrices(model)))
     for p, a, b in zip(model.parameters(), plain_grads, grads):
@@ -580,10 +505,9 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
     state = {k: v + 0.5 if k.endswith('c_fc.weight') else v for k, v in model.state_dict().items()}
     model.load_state_dict(state)
     assert all(torch.equal(w.matmul_copy, w.detach().to(dtype)) for w in kept)
-    model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, muon=dict(lr=0.02, momentum=0.95, weight_decay=0.0,
-                               embed_lr=1e-2, scalar_lr=1e-2), matmul_dtype=torch.bfloat16)
+    model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, muon=dict(lr=0.02), matmul_dtype=torch.bfloat16)
     assert not any(hasattr(w, 'matmul_copy') for w in model.parameters())
-    for kw in [dict(kernels='torch')] + [dict(kernels='triton', recompute=r) for r in RECOMPUTE if r != 'none']:
-        other = GPT(config, device_type=device, **kw).to(device)
+    for setting, recompute in [('torch', 'none')] + [('triton', r) for r in RECOMPUTE if r != 'none']:
+        other = build(config, setting, device, recompute=recompute).to(device)
         other.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, matmul_dtype=torch.bfloat16)
         assert not any(hasattr(w, 'matmul_copy') for w in other.parameters())

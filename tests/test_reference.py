@@ -22,13 +22,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 
+from kernels.choose import resolve
 from model import GPTConfig, GPT
 from test_reliability import BASE, start, finish, wait_for, losses_text, same_state
 
 
 def ours(config, setting):
     """Our model for `config`: kernels off ('torch') or every Triton kernel on ('triton')."""
-    return GPT(config, kernels=setting)
+    return GPT(config, resolve(setting, config, 'cpu'))
 
 
 SETTINGS = ['torch', 'triton']
@@ -241,7 +242,7 @@ def test_weight_decay_on_linear_and_embedding_matrices_only(arch):
 def test_sigterm_checkpoint_resumes_to_the_uninterrupted_losses(data_root, tmp_path):
     """One process (tests/test_reliability.py stops at a signal without resuming, and resumes after a signal under
     DDP), with dropout (BASE): no eval checkpoint before the signal, so the resume starts from the one it wrote."""
-    args = [*BASE, f'--data_root={data_root}', '--eval_interval=1000']
+    args = [*BASE, f'--dataset={data_root}/shakespeare_char', '--eval_interval=1000']
     train = [sys.executable, 'train.py']
     whole = start(train, tmp_path / 'whole', *args, '--max_iters=20')
     stopped = start(train, tmp_path / 'stopped', *args, '--max_iters=100000')  # no end but the signal, however late

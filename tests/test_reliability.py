@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import SHAKESPEARE
 from test_train import ROOT, TINY, run, script_env, user_error
 import checkpoint
 from data.common import read_meta
@@ -104,7 +105,7 @@ def losses_text(log, first):
 
 @pytest.mark.parametrize("extra", [[], ['--optimizer=muon'], ['--dtype=float16']], ids=['adamw', 'muon', 'fp16'])
 def test_killed_and_resumed_run_is_bitwise_the_uninterrupted_one(data_root, tmp_path, extra):
-    args = [*BASE, f'--data_root={data_root}', '--max_iters=20', *extra]
+    args = [*BASE, f'--dataset={data_root}/shakespeare_char', '--max_iters=20', *extra]
     whole = start([sys.executable, 'train.py'], tmp_path / 'whole', *args)
     killed = start([sys.executable, 'train.py'], tmp_path / 'killed', *args)
     wait_for(tmp_path / 'killed', 'iter 13:', killed)  # past the checkpoint of iter 10
@@ -120,7 +121,7 @@ def test_killed_and_resumed_run_is_bitwise_the_uninterrupted_one(data_root, tmp_
 
 
 def test_ddp_signal_to_one_rank_stops_all_and_resumes_bitwise(data_root, tmp_path):
-    args = ['train.py', *BASE, f'--data_root={data_root}', '--max_iters=12', '--gradient_accumulation_steps=2']
+    args = ['train.py', *BASE, f'--dataset={data_root}/shakespeare_char', '--max_iters=12', '--gradient_accumulation_steps=2']
     whole = start(TORCHRUN, tmp_path / 'whole', *args)
     stopped = start(TORCHRUN, tmp_path / 'stopped', *args)
     wait_for(tmp_path / 'stopped', 'iter 4:', stopped)
@@ -139,7 +140,7 @@ def test_ddp_signal_to_one_rank_stops_all_and_resumes_bitwise(data_root, tmp_pat
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=['SIGTERM', 'SIGINT'])
 def test_a_signal_saves_at_the_step_boundary_and_exits_cleanly(data_root, tmp_path, sig):
-    p = start([sys.executable, 'train.py'], tmp_path, *BASE, f'--data_root={data_root}', '--max_iters=100000',
+    p = start([sys.executable, 'train.py'], tmp_path, *BASE, f'--dataset={data_root}/shakespeare_char', '--max_iters=100000',
               '--always_save_checkpoint=False')
     wait_for(tmp_path, 'iter 3:', p)
     p.send_signal(sig)
@@ -178,18 +179,6 @@ def test_a_writer_killed_mid_write_leaves_the_last_checkpoint_whole(tmp_path):
     assert ckpt['iter_num'] == 1 and torch.equal(ckpt['w'], torch.ones(1000))
 
 
-def test_the_last_k_checkpoints_are_kept(tmp_path):
-    path = str(tmp_path / 'ckpt.pt')
-    for it in range(1, 6):
-        checkpoint.save({'iter_num': it}, path, keep=3)
-    assert sorted(os.listdir(tmp_path)) == ['ckpt-00000003.pt', 'ckpt-00000004.pt', 'ckpt-00000005.pt', 'ckpt.pt']
-    assert os.path.samefile(path, tmp_path / 'ckpt-00000005.pt')  # a hard link, not a copy
-    assert torch.load(tmp_path / 'ckpt-00000004.pt', weights_only=True)['iter_num'] == 4
-    checkpoint.save({'iter_num': 2}, path, keep=3)  # resumed from an older one: the newest saves stay
-    assert sorted(os.listdir(tmp_path)) == ['ckpt-00000002.pt', 'ckpt-00000004.pt', 'ckpt-00000005.pt', 'ckpt.pt']
-    assert torch.load(path, weights_only=True)['iter_num'] == 2
-
-
 class RunsCode:
     """Unpickling this runs code: it creates the file `marker`."""
     def __init__(self, marker):
@@ -214,8 +203,30 @@ def test_checkpoints_and_vocabularies_load_without_running_code(tmp_path):
     assert read_meta(tmp_path)['stoi'] == {'a': 0, 'b': 1}
 
 
+OLD_CHECKPOINT = os.path.join(ROOT, 'tests', 'fixtures', 'ckpt-9606443.pt')
+# how train.py at commit 9606443 wrote it, in a folder holding data/shakespeare_char (all of Tiny Shakespeare)
+OLD_RUN = ['config/train_shakespeare_char.py', '--device=cpu', '--compile=False', '--n_layer=1', '--n_head=2',
+           '--n_embd=16', '--block_size=16', '--batch_size=4', '--eval_iters=2', '--log_interval=1', '--dropout=0.0']
+
+
+def test_a_checkpoint_written_before_the_redesign_resumes_and_samples(tmp_path):
+    """tests/fixtures/ckpt-9606443.pt is train.py's checkpoint at commit 9606443 (OLD_RUN with --max_iters=3,
+    --eval_interval=3, --cuda_graph=False): its keys, its config (data_root) and its optimizer state load here."""
+    subprocess.run([sys.executable, os.path.join(ROOT, 'data/shakespeare_char/prepare.py'), SHAKESPEARE,
+                    f'--out_dir={tmp_path}/data/shakespeare_char'], check=True, capture_output=True)
+    (tmp_path / 'out').mkdir()
+    (tmp_path / 'out' / 'ckpt.pt').write_bytes(open(OLD_CHECKPOINT, 'rb').read())
+    script = lambda name, *args: subprocess.run([sys.executable, os.path.join(ROOT, name), *args], cwd=tmp_path,
+                                                env=script_env(), capture_output=True, text=True, timeout=300)
+    p = script('train.py', *[os.path.join(ROOT, a) if a.startswith('config/') else a for a in OLD_RUN],
+               '--out_dir=out', '--init_from=resume', '--max_iters=5', '--eval_interval=5')
+    assert p.returncode == 0 and 'resumed at iter 3' in p.stdout and 'iter 5: loss' in p.stdout, p.stdout + p.stderr
+    p = script('sample.py', '--out_dir=out', '--device=cpu', '--num_samples=1', '--max_new_tokens=5', '--start=ROMEO:')
+    assert p.returncode == 0 and 'ROMEO:' in p.stdout, p.stdout + p.stderr
+
+
 def test_damaged_or_unfitting_checkpoints_are_one_line_errors(data_root, tmp_path):
-    args = [*BASE, f'--data_root={data_root}', f'--out_dir={tmp_path}']
+    args = [*BASE, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}']
     run('train.py', *args, '--max_iters=2')
     ckpt = tmp_path / 'ckpt.pt'
     good = ckpt.read_bytes()
@@ -232,7 +243,7 @@ def test_damaged_or_unfitting_checkpoints_are_one_line_errors(data_root, tmp_pat
     meta = json.loads((data_root / 'shakespeare_char' / 'meta.json').read_text())
     (other / 'meta.json').write_text(json.dumps({'chars': meta['chars'] + ['\u00e9']}))
     V = len(meta['chars'])
-    user_error(run('train.py', *args, f'--data_root={tmp_path}/other', '--init_from=resume', check=False),
+    user_error(run('train.py', *args, f'--dataset={tmp_path}/other/shakespeare_char', '--init_from=resume', check=False),
                f'has vocab_size={V} but this run asks for vocab_size={V + 1}', 'the vocabulary of')
 
 
@@ -274,7 +285,7 @@ def train_with_faults(args, bad_loss=(), bad_grad=(), grad='nan'):
 @pytest.mark.parametrize("device", ['cpu', pytest.param('cuda', marks=pytest.mark.skipif(
     not torch.cuda.is_available(), reason="the fused AdamW's and Muon's skip on the GPU"))])
 def test_nonfinite_steps_are_skipped_and_counted(data_root, tmp_path, device, optimizer):
-    p = train_with_faults([*BASE, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--max_iters=8',
+    p = train_with_faults([*BASE, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}', '--max_iters=8',
                            f'--device={device}', f'--optimizer={optimizer}'], bad_loss=[3], bad_grad=[5, 6])
     assert p.returncode == 0, p.stdout + p.stderr
     assert "iter 2: steps skipped for a non-finite loss or gradient: 1 in a row, 1 in all" in p.stdout
@@ -286,7 +297,7 @@ def test_nonfinite_steps_are_skipped_and_counted(data_root, tmp_path, device, op
 
 
 def test_nonfinite_steps_in_a_row_stop_the_run_and_keep_the_last_good_checkpoint(data_root, tmp_path):
-    args = [*BASE, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--max_iters=30', '--skip_nonfinite=2']
+    args = [*BASE, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}', '--max_iters=30', '--skip_nonfinite=2']
     p = train_with_faults(args, bad_loss=range(13, 31))
     user_error(p, 'iter 14: 3 step(s) in a row with a non-finite loss or gradient (skip_nonfinite=2): stopped',
                'the last good checkpoint is')
@@ -296,7 +307,7 @@ def test_nonfinite_steps_in_a_row_stop_the_run_and_keep_the_last_good_checkpoint
 
 
 def test_fp16_overflow_is_the_scalers_to_skip(data_root, tmp_path):
-    args = [*BASE, f'--data_root={data_root}', '--max_iters=5', '--dtype=float16']
+    args = [*BASE, f'--dataset={data_root}/shakespeare_char', '--max_iters=5', '--dtype=float16']
     scale = {}
     for overflow in ([], [3]):
         p = train_with_faults([*args, f'--out_dir={tmp_path}/{len(overflow)}'], bad_grad=overflow, grad='inf')
@@ -337,7 +348,7 @@ def test_bad_data_is_refused_at_start_up(data_root, tmp_path, case, phrases):
         'meta_not_json': dict(meta=b'{"chars": ['),
     }[case]
     root = bad_dataset(data_root, tmp_path, **files)
-    user_error(run('train.py', *BASE, f'--data_root={root}', f'--out_dir={tmp_path}', '--max_iters=1', check=False),
+    user_error(run('train.py', *BASE, f'--dataset={root}/shakespeare_char', f'--out_dir={tmp_path}', '--max_iters=1', check=False),
                *(phrase.format(V=V) for phrase in phrases))
 
 
@@ -353,11 +364,11 @@ import triton, kernels.norm as norm
 def fail(*args, **kwargs):
     raise triton.runtime.errors.OutOfResources(300000, 232448, 'shared memory')
 norm._norm_fwd_kernel.run = fail  # as a kernel that cannot launch on this GPU
-sys.argv = ['train.py', *{[*BASE, f'--data_root={data_root}', f'--out_dir={tmp_path}', '--max_iters=3',
-                           '--device=cuda', f'--kernels={kernels}', '--kernels_cache=None', '--dropout=0.0']!r}]
+sys.argv = ['train.py', *{[*BASE, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}', '--max_iters=3',
+                           '--device=cuda', f'--kernels={kernels}', '--dropout=0.0']!r}]
 runpy.run_path('train.py', run_name='__main__')
 """
-    p = run('-c', script, check=False)
+    p = run('-c', script, env={'KERNELS_CACHE': ''}, check=False)  # measured afresh, not read from a cache
     if kernels == 'auto':
         assert p.returncode == 0, p.stdout + p.stderr
         assert "WARNING: layer_norm: torch" in p.stdout and "Triton failed: OutOfResources" in p.stdout, p.stdout
@@ -370,7 +381,7 @@ runpy.run_path('train.py', run_name='__main__')
 
 @pytest.mark.parametrize("fault", ['dies', 'hangs'])
 def test_a_dead_or_hung_rank_ends_the_others_with_a_message(data_root, tmp_path, fault):
-    p = start(TORCHRUN, tmp_path, 'train.py', *BASE, f'--data_root={data_root}', '--max_iters=100000',
+    p = start(TORCHRUN, tmp_path, 'train.py', *BASE, f'--dataset={data_root}/shakespeare_char', '--max_iters=100000',
               '--gradient_accumulation_steps=2', '--ddp_timeout=10')
     wait_for(tmp_path, 'iter 3:', p)
     rank1 = ranks_of(p.pid)[1]

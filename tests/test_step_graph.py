@@ -13,7 +13,9 @@ import torch.multiprocessing as mp
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from step_graph import StepGraph, cublas_without_workspace, set_lr
+from step_graph import StepGraph, set_lr
+from kernels.backend import cublas_without_workspace
+from kernels.choose import resolve
 from model import GPTConfig, GPT
 
 cuda_only = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
@@ -162,12 +164,11 @@ def test_a_recorded_step_runs_cublas_without_its_workspace(unset_workspace_varia
     assert names and not any('Memset' in name for name in names), names
 
 
-def train(make_model, graphed, steps=8, batch=(4, 64), vocab=96, micro_steps=1, ddp=False, distinct=False):
+def train(make_model, graphed, steps=8, batch=(4, 64), vocab=96, micro_steps=1, ddp=False):
     """The losses and final weights of `steps` AdamW steps (fused, as model.py sets it up on
     CUDA), the learning rate changed before every step; graphed: through StepGraph. ddp: the
     model under DDP, built on the graph's stream as train.py builds it, each rank on its own
-    batches, gradients all-reduced on the last micro-step only. distinct: no input token twice
-    in a micro-batch."""
+    batches, gradients all-reduced on the last micro-step only."""
     torch.manual_seed(0)
     stream = torch.cuda.Stream()
     model = make_model().cuda()
@@ -178,9 +179,6 @@ def train(make_model, graphed, steps=8, batch=(4, 64), vocab=96, micro_steps=1, 
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
     torch.manual_seed(dist.get_rank() if ddp else 0)
     data = torch.randint(vocab, (steps, micro_steps, 2, *batch), device='cuda')
-    if distinct:  # no input token twice in a micro-batch
-        data[:, :, 0] = torch.stack([torch.randperm(vocab, device='cuda')[:batch[0] * batch[1]]
-                                     for _ in range(steps * micro_steps)]).view(steps, micro_steps, *batch)
     inputs = torch.empty_like(data[0])
     loss = torch.zeros((), device='cuda')
 
@@ -240,27 +238,10 @@ def test_replays_equal_the_step_bit_for_bit():
 @pytest.mark.parametrize("kernels", ['triton', 'torch'])
 def test_a_gpt_with_each_kernel_set_trains_alike_graphed(kernels):
     cfg = GPTConfig(n_layer=2, n_head=2, n_embd=64, block_size=64, vocab_size=96, dropout=0.0)
-    plain, graphed = (train(lambda: GPT(cfg, kernels=kernels, scatter_embedding_grad=False), g) for g in (False, True))
+    plain, graphed = (train(lambda: GPT(cfg, resolve(kernels, cfg, 'cuda')), g) for g in (False, True))
     assert max(abs(a - b) for a, b in zip(plain[0], graphed[0])) < 1e-3, (plain[0], graphed[0])
     # not asserted bit for bit (SDPA's backward may add with atomics), but the same weights to rounding
     assert max(((a - b).norm() / a.norm()).item() for a, b in zip(plain[1], graphed[1])) < 1e-4
-
-
-@cuda_only
-@pytest.mark.parametrize("kernels", ['triton', 'torch'])
-def test_the_scattered_embedding_gradient_replays_bit_for_bit(kernels):
-    """The tied embedding's rows scattered into the head's gradient (GPT's scatter_embedding_grad) add
-    with atomic adds, whose order varies where two rows of one token meet; AdamW then turns that
-    rounding noise into diverging steps wherever a gradient is ~0 (the key bias's), so trajectories
-    compare only where no token comes twice in a micro-batch: then graphed and plain agree bit for
-    bit, as does autograd's own sum of the two gradients. What it checks is the replay; the scatter
-    itself is tests/test_model.py's."""
-    cfg = GPTConfig(n_layer=2, n_head=2, n_embd=64, block_size=64, vocab_size=96, dropout=0.0)
-    runs = [train(lambda: GPT(cfg, kernels=kernels, scatter_embedding_grad=scatter), graphed, batch=(1, 64),
-                  micro_steps=2, distinct=True) for scatter, graphed in ((True, False), (True, True), (False, False))]
-    for losses, weights in runs[1:]:
-        assert losses == runs[0][0]
-        assert all(torch.equal(a, b) for a, b in zip(runs[0][1], weights))
 
 
 def _ddp_rank(rank, world, rendezvous, out):

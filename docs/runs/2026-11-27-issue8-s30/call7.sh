@@ -1,2 +1,0 @@
-# call 7: train.py's graphed tests on CUDA (one GPU), as far as 180 s goes
-export PYTHONUNBUFFERED=1 KERNELS_AUTOTUNE=0 TINY_SHAKESPEARE=$PWD/.devdata/input.txt; timeout 180 python -m pytest -v -x tests/test_train.py -k "cuda_graph and not ddp" > $OUT/train_graph_tests.txt 2>&1; echo "rc $?" >> $OUT/train_graph_tests.txt; grep -E "PASS|FAIL|ERROR|passed|failed|rc " $OUT/train_graph_tests.txt | tail -8
