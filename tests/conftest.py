@@ -46,7 +46,8 @@ def device():
 
 
 # Tiny Shakespeare: beside the checkout (CI too), or where TINY_SHAKESPEARE says (the GPU machine)
-SHAKESPEARE = os.environ.get("TINY_SHAKESPEARE", os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare", "input.txt"))
+SHAKESPEARE = os.environ.get("TINY_SHAKESPEARE",
+                             os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare", "input.txt"))
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,8 @@ def data_root(tmp_path_factory):
     text = tmp_path_factory.mktemp("text") / "input.txt"
     with open(SHAKESPEARE, encoding="utf-8") as f:
         text.write_text(f.read()[:200_000], encoding="utf-8")
-    subprocess.run([sys.executable, "data/shakespeare_char/prepare.py", str(text), f"--out_dir={root}/shakespeare_char"],
+    subprocess.run([sys.executable, "data/shakespeare_char/prepare.py", str(text),
+                    f"--out_dir={root}/shakespeare_char"],
                    cwd=ROOT, check=True, capture_output=True)
     return root
 

@@ -23,7 +23,8 @@ import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 try:  # torch 2.13
     from torch._higher_order_ops.triton_kernel_wrap import identify_accessed_tensors  # noqa: E402
-    _analysed = lambda kernel, named: [dep.name for dep in identify_accessed_tensors(kernel, named, {}).read_writes.writes]
+    _analysed = lambda kernel, named: [dep.name
+                                       for dep in identify_accessed_tensors(kernel, named, {}).read_writes.writes]
 except ImportError:  # torch 2.11, on the GPU machines
     from torch._higher_order_ops.triton_kernel_wrap import identify_mutated_tensors  # noqa: E402
     _analysed = lambda kernel, named: identify_mutated_tensors(kernel, named, {})
@@ -89,11 +90,13 @@ def run_launchers():
     for residual, bias, is_rms in ((r, b, False), (None, None, False), (r, None, True)):
         y, h, stats = call(norm.norm_fwd, x, residual, w, bias, 1e-5, is_rms, torch.float32)
         h = x if residual is None else h  # what the backward reads: the normalised input
-        call(norm.norm_bwd, torch.randn(64, 96), None if residual is None else dy, h, w, stats, is_rms, bias is not None)
+        call(norm.norm_bwd, torch.randn(64, 96), None if residual is None else dy, h, w, stats, is_rms,
+             bias is not None)
     gelu = modules["gelu"]
     for bias in (None, b):
         call(gelu.gelu_fwd, x, bias, "none")
-        call(gelu.gelu_bwd if bias is None else gelu.gelu_bwd_with_y, dy, x, bias, "tanh")  # the output made again, or not
+        call(gelu.gelu_bwd if bias is None else gelu.gelu_bwd_with_y,  # the output made again, or not
+             dy, x, bias, "tanh")
     swiglu = modules["swiglu"]
     call(swiglu.swiglu_fwd, x, r)
     for launcher in (swiglu.swiglu_bwd, swiglu.swiglu_bwd_with_y):

@@ -168,7 +168,8 @@ def test_triton_torch_auto_launches(monkeypatch, device):
 
 
 @pytest.mark.parametrize("case, match", [
-    ("fp64", "float64"), ("fp32", "float32"), ("dropout", "dropout"), ("head_dim_80", "head dim 80"), ("lengths_differ", "shapes")])
+    ("fp64", "float64"), ("fp32", "float32"), ("dropout", "dropout"), ("head_dim_80", "head dim 80"),
+    ("lengths_differ", "shapes")])
 def test_fallbacks(case, match, monkeypatch, capsys, device):
     """'auto' sends what the kernels do not take to SDPA with one printed line (once per
     reason); 'triton' refuses it."""
@@ -259,7 +260,8 @@ def test_memory_grows_as_T_not_T_squared():
 KERNEL_OF_PASS = {"fwd": "_flash_attention_fwd_kernel", "dq": "_flash_attention_bwd_dq_kernel",
                   "dkdv": "_flash_attention_bwd_dkdv_kernel"}
 # (pass, head dim, causal, GQA ratio): the dK dV kernel alone compiles per GQA ratio
-BUILDS = [(p, d, c, 1) for p in KERNEL_OF_PASS for d, c in ((64, True), (64, False), (128, True))] + [("dkdv", 64, True, 3)]
+BUILDS = [(p, d, c, 1) for p in KERNEL_OF_PASS
+          for d, c in ((64, True), (64, False), (128, True))] + [("dkdv", 64, True, 3)]
 
 
 @pytest.mark.parametrize("pass_,head_dim,causal,group", BUILDS,
@@ -271,7 +273,8 @@ def test_h100_build_keeps_wgmma_async(pass_, head_dim, causal, group):
     config = FA.CONFIGS[pass_][head_dim][0]
     script = os.path.join(os.path.dirname(__file__), "sm90_ptxas.py")
     args = [KERNEL_OF_PASS[pass_], *map(str, config), "--head-dim", str(head_dim), "--group", str(group)]
-    p = subprocess.run([sys.executable, script, *args] + ([] if causal else ["--not-causal"]), capture_output=True, text=True)
+    p = subprocess.run([sys.executable, script, *args] + ([] if causal else ["--not-causal"]),
+                       capture_output=True, text=True)
     # its output on failure: on the GPU machines it has exited non-zero now and then, for a reason not yet seen
     assert p.returncode == 0, f"exit {p.returncode}:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
     report = p.stdout

@@ -110,14 +110,16 @@ def test_nanogpts_own_model_runs_beside_the_baselines(tmp_path):
     model_py = tmp_path / 'model.py'
     model_py.write_text(NANOGPT_STAND_IN)
     out = bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', f'--nanogpt={model_py}')
-    assert "stand-in built: GPTConfig(block_size=64, vocab_size=512, n_layer=2, n_head=4, n_embd=64, dropout=0.0, bias=False)" in out
+    assert ("stand-in built: GPTConfig(block_size=64, vocab_size=512, n_layer=2, n_head=4, n_embd=64, "
+            "dropout=0.0, bias=False)") in out
     r = json.load(open(tmp_path / 'bench.json'))
     assert list(r['train_step']) == ['nanogpt eager', 'baseline eager', 'kernels eager']
     run = r['train_step']['nanogpt eager']
     assert run['kernels'] is None and run['ms'] > 0 and math.isfinite(run['final_loss'])
     env = dict(os.environ, CUDA_VISIBLE_DEVICES='')
     for args, error in ((['--nanogpt=missing.py'], "error: nanogpt='missing.py': no such file"),
-                        ([f'--nanogpt={model_py}', '--arch=llama'], f"error: nanogpt='{model_py}': nanoGPT's model is GPT-2 only")):
+                        ([f'--nanogpt={model_py}', '--arch=llama'],
+                         f"error: nanogpt='{model_py}': nanoGPT's model is GPT-2 only")):
         p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', *args], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=600)
         assert p.returncode != 0 and p.stderr.strip() == error, p.stderr
@@ -202,9 +204,9 @@ def test_memory_without_cuda_says_so(tmp_path):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="the allocator's history is CUDA's")
 def test_memory_writes_where_the_steps_peak_sits(tmp_path):
-    p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', '--memory', '--memory_variant=kernels eager',
-                        '--n_layer=2', '--n_embd=128', '--n_head=2', '--block_size=128', '--batch_size=4',
-                        '--vocab_size=512', '--warmup_steps=2'],
+    p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', '--memory',
+                        '--memory_variant=kernels eager', '--n_layer=2', '--n_embd=128', '--n_head=2',
+                        '--block_size=128', '--batch_size=4', '--vocab_size=512', '--warmup_steps=2'],
                        cwd=ROOT, env=dict(os.environ, KERNELS_CACHE=''), capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
     lines = open(tmp_path / 'memory.txt').read().splitlines()

@@ -101,7 +101,8 @@ def test_none_accepted_for_any_key():  # e.g. sample.py's --top_k=None
 
 def test_unknown_key_suggests_close_names(capsys):
     assert fails(capsys, ['--max_iter=5']) == "error: unknown config key 'max_iter' (did you mean: max_iters?)"
-    assert fails(capsys, ['--lerning_rate=1']) == "error: unknown config key 'lerning_rate' (did you mean: learning_rate?)"
+    assert (fails(capsys, ['--lerning_rate=1'])
+            == "error: unknown config key 'lerning_rate' (did you mean: learning_rate?)")
 
 
 def test_unknown_key_without_close_names_points_to_help(capsys):

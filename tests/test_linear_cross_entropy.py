@@ -200,7 +200,8 @@ def test_memory_is_a_chunk_not_the_logits(chunk_bytes):
     """GPT-2's head at 12 x 1024 tokens: the bf16 logits alone would be 1.2 GB."""
     x, weight, targets = make_inputs(12288, 768, 50304, torch.bfloat16, "cuda")
     x.requires_grad_(), weight.requires_grad_()
-    kernels.linear_cross_entropy(x, weight, targets, chunk_bytes=chunk_bytes, backend="triton").backward()  # warm-up: compiles
+    # warm-up: compiles
+    kernels.linear_cross_entropy(x, weight, targets, chunk_bytes=chunk_bytes, backend="triton").backward()
     x.grad = weight.grad = None
     chunk = chunk_bytes or LCE.chunk_bytes_for(weight.shape[0], x.element_size(), LCE.CHUNK_BYTES, LCE.CHUNK_ROWS)
     # the workspace of the warm-up's chosen products, where one is split-K (the plans are kept: no measuring here)

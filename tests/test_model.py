@@ -439,6 +439,22 @@ def block_matrices(model):
     return [w for block in model.transformer.h for w in (block.attn.c_attn.weight, block.attn.c_proj.weight,
                                                          block.mlp.c_fc.weight, block.mlp.c_proj.weight)]
 
+def micro_step_with_copies(config, copies, dtype, compiled, device):
+    """A Triton model of config (seed 0) and its AdamW, keeping the block matrices' copies in dtype if copies, through
+    one micro-step under dtype's autocast, eager or traced by torch.compile (aot_eager, which keeps bits). Returns
+    (the model, its optimizer, the model as stepped, the loss, the gradients)."""
+    torch.manual_seed(0)
+    model = build(config, 'triton', device).to(device)
+    optimizer = model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device,
+                                           matmul_dtype=dtype if copies else None)
+    if compiled:  # afresh: past Dynamo's recompile limit GPT.forward would run eager unnoticed
+        torch._dynamo.reset()
+    stepped = torch.compile(model, backend='aot_eager') if compiled else model
+    with torch.autocast(device, dtype=dtype):
+        _, loss = stepped(*batch(device))
+    loss.backward()  # one micro-step: autocast's gradient is then one rounding from the fp32 sums
+    return model, optimizer, stepped, loss.detach(), [p.grad for p in model.parameters()]
+
 @pytest.mark.parametrize("arch, gelu, compiled, dtype", [
     ("gpt2", "none", False, torch.bfloat16), ("gpt2", "none", True, torch.bfloat16),
     ("llama", "none", False, torch.bfloat16), ("gpt2", "tanh", False, torch.bfloat16),
@@ -454,21 +470,8 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
     nanoGPT's baseline (kernels='torch', torch's AdamW) and a model with any recompute get none. gelu_mlp's MLP
     (GELU's tanh form) reads its two's copies too."""
     config = tiny_config(arch, gelu_approximate=gelu, bias=gelu != 'tanh')  # with a bias, except gelu_mlp's (none)
-    runs = {}
-    for copies in (False, True):
-        torch.manual_seed(0)
-        model = build(config, 'triton', device).to(device)
-        optimizer = model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device,
-                                               matmul_dtype=dtype if copies else None)
-        if compiled:  # afresh: past Dynamo's recompile limit GPT.forward would run eager unnoticed
-            torch._dynamo.reset()
-        stepped = torch.compile(model, backend='aot_eager') if compiled else model
-        with torch.autocast(device, dtype=dtype):
-            _, loss = stepped(*batch(device))
-        loss.backward()  # one micro-step: autocast's gradient is then one rounding from the fp32 sums
-        runs[copies] = model, optimizer, stepped, loss.detach(), [p.grad for p in model.parameters()]
-    plain, _, plain_stepped, plain_loss, plain_grads = runs[False]
-    model, optimizer, stepped, loss, grads = runs[True]
+    plain, _, plain_stepped, plain_loss, plain_grads = micro_step_with_copies(config, False, dtype, compiled, device)
+    model, optimizer, stepped, loss, grads = micro_step_with_copies(config, True, dtype, compiled, device)
     kept = [p for p in model.parameters() if hasattr(p, 'matmul_copy')]  # none for the head, the norms, the biases
     assert list(map(id, kept)) == list(map(id, block_matrices(model))) and len(kept) == 4 * config.n_layer
     assert all(w.matmul_copy.dtype == dtype for w in kept)

@@ -247,7 +247,8 @@ def test_out_dtype(out_dtype, residual, norm, device):
     res = forward_backward(call(norm, "triton", out_dtype=out_dtype), args, dys)
     res_torch = forward_backward(call(norm, "torch", out_dtype=out_dtype), args, dys)
     assert res[0][0].dtype == res_torch[0][0].dtype == out_dtype
-    assert all(t.dtype == torch.float32 for t in res[0][1:] + res[1] if t is not None)  # h, the gradients: as the inputs
+    # h, the gradients: as the inputs
+    assert all(t.dtype == torch.float32 for t in res[0][1:] + res[1] if t is not None)
     check_3way_all(names(residual), res, res_torch, forward_backward(reference(norm), double(args), double(dys)))
 
 
@@ -302,7 +303,8 @@ def test_rows_of_gives_each_rows_start():
             assert torch.equal(read, row), (tuple(t.shape), t.stride(), r)
 
 
-# ---------------------------------------------------------------- fallbacks, argument checks (the backend rule: test_backend_rule.py)
+# ---------------------------------------------------------------- fallbacks, argument checks
+# (the backend rule: test_backend_rule.py)
 
 @pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
 def test_too_wide_falls_back_saying_so_once(norm, monkeypatch, capsys, device):
@@ -336,7 +338,8 @@ def test_imports_without_triton():
         "x, w = torch.randn(4, 8), torch.ones(8)\n"
         "torch.testing.assert_close(kernels.layer_norm(x, w), F.layer_norm(x, (8,), w), rtol=0, atol=0)\n"
         "torch.testing.assert_close(kernels.rms_norm(x, w), F.rms_norm(x, (8,), w, 1e-6), rtol=0, atol=0)\n"
-        "y = kernels.swiglu(x, w.expand(4, 8)); y = kernels.gelu(x, w); y = kernels.rotary(x.view(1, 1, 4, 8), x[:, :4], x[:, 4:])\n"
+        "y = kernels.swiglu(x, w.expand(4, 8)); y = kernels.gelu(x, w); "
+        "y = kernels.rotary(x.view(1, 1, 4, 8), x[:, :4], x[:, 4:])\n"
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -27,9 +27,9 @@ from model import GPTConfig, GPT
 from test_reliability import BASE, start, finish, wait_for, losses_text, same_state
 
 
-def ours(config, setting):
-    """Our model for `config`: kernels off ('torch') or every Triton kernel on ('triton')."""
-    return GPT(config, resolve(setting, config, 'cpu'))
+def ours(config, setting, device='cpu'):
+    """Our model for `config` on `device`: kernels off ('torch') or every Triton kernel on ('triton')."""
+    return GPT(config, resolve(setting, config, torch.device(device).type)).to(device)
 
 
 SETTINGS = ['torch', 'triton']
@@ -52,8 +52,8 @@ def llama_config():
 @torch.no_grad()
 def randomize(reference):
     """Every parameter of a reference random, gains and biases too (their init of ones and zeros would hide a gain
-    or bias that is not applied). Matrices at std 0.1 give logits of a few units: the attention's softmax is far
-    from uniform, and the logits' scale is the one the tolerance is set at."""
+    or bias that is not applied). Matrices at std 0.1 give logits of a few units and attention far from uniform
+    (at GPT-2's 0.02 the logits are tenths, and a wrong mask or rotation moves them little)."""
     for name, p in reference.named_parameters():
         if p.dim() >= 2:
             p.normal_(0.0, 0.1)
@@ -66,8 +66,8 @@ def randomize(reference):
 def gpt2_reference(activation):
     """transformers' GPT-2 at our tiny shapes, no dropout, attention by its eager path (matmuls and softmax)."""
     cfg = GPT2Config(vocab_size=VOCAB, n_positions=BLOCK, n_embd=N_EMBD, n_layer=N_LAYER, n_head=N_HEAD,
-                     activation_function=activation, layer_norm_epsilon=1e-5, resid_pdrop=0.0, embd_pdrop=0.0,
-                     attn_pdrop=0.0, bos_token_id=None, eos_token_id=None, attn_implementation='eager')
+                     n_inner=4 * N_EMBD, activation_function=activation, layer_norm_epsilon=1e-5, resid_pdrop=0.0,
+                     embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=None, eos_token_id=None, attn_implementation='eager')
     reference = GPT2LMHeadModel(cfg).float().eval()
     randomize(reference)
     return reference
@@ -132,6 +132,7 @@ def load_into(model, weights):
 
 
 def inputs():
+    """(tokens, next tokens), on the CPU: the reference runs there."""
     return torch.randint(VOCAB, (BATCH, BLOCK)), torch.randint(VOCAB, (BATCH, BLOCK))
 
 
@@ -145,6 +146,8 @@ def compare(model, reference):
     with torch.no_grad():
         ref_logits = reference.double()(idx).logits  # (B, T, V)
         ref_loss = F.cross_entropy(ref_logits.flatten(0, 1), targets.flatten()).item()
+    device = next(model.parameters()).device
+    idx, targets = idx.to(device), targets.to(device)
     model.train()  # the loss as training makes it (dropout is 0)
     _, loss = model(idx, targets)
     assert loss.dtype == torch.float32
@@ -155,49 +158,49 @@ def compare(model, reference):
         for t in range(1, BLOCK + 1):
             logits, none = model(idx[:, :t])
             assert none is None and logits.shape == (BATCH, 1, VOCAB) and logits.dtype == torch.float32
-            err = (logits[:, 0].double() - ref_logits[:, t - 1]).abs().max().item()
+            err = (logits[:, 0].double().cpu() - ref_logits[:, t - 1]).abs().max().item()
             assert err <= bound, f"prefix of {t}: logits differ by {err:.3e} > {bound:.3e} ({TOL:g} x max |logit|)"
 
 
 @pytest.mark.parametrize("setting", SETTINGS)
 @pytest.mark.parametrize("activation, approximate", [('gelu_new', 'tanh'), ('gelu', 'none')], ids=['gelu_new', 'gelu'])
-def test_gpt2_matches_transformers(setting, activation, approximate):
+def test_gpt2_matches_transformers(setting, activation, approximate, device):
     reference = gpt2_reference(activation)
-    model = ours(gpt2_config(approximate), setting)
+    model = ours(gpt2_config(approximate), setting, device)
     load_into(model, gpt2_weights(reference))
     compare(model, reference)
 
 
 @pytest.mark.parametrize("setting", SETTINGS)
-def test_llama_matches_transformers(setting):
-    model = ours(llama_config(), setting)
+def test_llama_matches_transformers(setting, device):
+    model = ours(llama_config(), setting, device)
     reference = llama_reference(mlp_hidden(model))
     load_into(model, llama_weights(reference))
     compare(model, reference)
 
 
 @pytest.mark.parametrize("arch", ['gpt2', 'llama'])
-def test_triton_attention_in_bf16_matches_transformers(arch):
+def test_triton_attention_in_bf16_matches_transformers(arch, device):
     """In fp32 the model's attention is SDPA whatever `kernels` says (the Triton attention takes bf16 and fp16),
     so the tests above do not reach it: here, under bf16 autocast, our model with every Triton kernel on against
     the reference in float64. Multi-head for GPT-2, grouped-query for LLaMA. The logits' RMS error (over all
     B x V last logits: steadier than the largest error, which for one draw of rounding errors can land far from
     PyTorch's either way) within twice our PyTorch path's under the same autocast; the loss within half a bf16
     unit in the last place at its own scale, as if rounded to bf16 once."""
-    models = {s: ours(gpt2_config() if arch == 'gpt2' else llama_config(), s) for s in SETTINGS}
+    models = {s: ours(gpt2_config() if arch == 'gpt2' else llama_config(), s, device) for s in SETTINGS}
     reference = gpt2_reference('gelu_new') if arch == 'gpt2' else llama_reference(mlp_hidden(models['torch']))
     weights = gpt2_weights(reference) if arch == 'gpt2' else llama_weights(reference)
     idx, targets = inputs()
     out = {}
     for setting, model in models.items():
         load_into(model, weights)
-        with torch.autocast('cpu', dtype=torch.bfloat16):
+        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16):
             model.train()
-            _, loss = model(idx, targets)
+            _, loss = model(idx.to(device), targets.to(device))
             model.eval()
             with torch.no_grad():
-                logits, _ = model(idx)
-        out[setting] = loss.item(), logits[:, 0].double()
+                logits, _ = model(idx.to(device))
+        out[setting] = loss.item(), logits[:, 0].double().cpu()
     with torch.no_grad():
         ref_logits = reference.double()(idx).logits
         ref_loss = F.cross_entropy(ref_logits.flatten(0, 1), targets.flatten()).item()

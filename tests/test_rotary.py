@@ -209,7 +209,8 @@ def test_torch_compile_fullgraph(packed, device):
         x, dy = x.transpose(1, 2).contiguous(), dy.transpose(1, 2).contiguous()
 
     def f(x, cos, sin, dy):
-        y = kernels.rotary_qkv(x, 2, cos, sin, backend="triton") if packed else kernels.rotary(x, cos, sin, backend="triton")
+        y = (kernels.rotary_qkv(x, 2, cos, sin, backend="triton") if packed
+             else kernels.rotary(x, cos, sin, backend="triton"))
         return y, (y * dy).sum()
 
     compiled = torch.compile(f, fullgraph=True, backend="inductor" if device == "cuda" else "aot_eager")
