@@ -13,7 +13,7 @@ import checkpoint
 from kernels import choose
 from model import GPTConfig, GPT, compile_model
 from configurator import configure
-from data.common import read_meta
+from data.common import read_meta, dataset_dir
 
 # -----------------------------------------------------------------------------
 out_dir = 'out'  # the checkpoint is out_dir/ckpt.pt
@@ -70,8 +70,7 @@ if start.startswith('FILE:'):
         start = f.read()
 
 # the tokenizer: the dataset's character vocabulary if it has one, else GPT-2 BPE
-dataset = train_config['dataset']  # a name under data/ (or, in older checkpoints, under data_root) or a path
-data_dir = dataset if os.sep in dataset else os.path.join(train_config.get('data_root', 'data'), dataset)
+data_dir = dataset_dir(train_config['dataset'], train_config.get('data_root', 'data'))  # older checkpoints: data_root
 try:
     meta = read_meta(data_dir)
 except ValueError as e:

@@ -26,7 +26,7 @@ from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
 from configurator import configure, command_line_keys
-from data.common import read_meta, check_tokens
+from data.common import read_meta, check_tokens, dataset_dir
 
 # -----------------------------------------------------------------------------
 # default config values: GPT-2 (124M) on OpenWebText
@@ -164,7 +164,7 @@ print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
       + (f"{peak_flops / 1e12:.0f} TFLOP/s bf16 peak" if peak_flops else "no known peak"))
 
 # data --------------------------------------------------------------------------
-data_dir = dataset if os.sep in dataset else os.path.join('data', dataset)
+data_dir = dataset_dir(dataset)
 try:  # bad data is refused here, not met as a crash (or silent garbage) mid-run
     meta = read_meta(data_dir)
     vocab_size = meta['vocab_size'] if meta else 50304  # no vocabulary file: GPT-2 BPE, padded to a multiple of 64

@@ -100,6 +100,11 @@ class _PlainData(pickle.Unpickler):
         raise pickle.UnpicklingError(f"it refers to {module}.{name}, and a pickle that does can run code")
 
 
+def dataset_dir(dataset, root='data'):
+    """The folder of a dataset: `dataset` itself where it is a path (it holds a separator), else root/dataset."""
+    return dataset if os.sep in dataset else os.path.join(root, dataset)
+
+
 def read_meta(data_dir):
     """The dataset's character vocabulary as dict(vocab_size, stoi, itos, path), or None where it has
     none (GPT-2 BPE). Raises ValueError, naming the file and the fix, for a file that is not
