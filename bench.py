@@ -29,9 +29,7 @@ import collections
 import torch
 from torch.autograd import DeviceType
 
-from kernels import newton_schulz
-from kernels.backend import TRITON_AVAILABLE, triton
-from kernels import choose
+from kernels import backend, choose, newton_schulz
 from kernels.backend import cublas_without_workspace, gpu_peak_flops
 from kernels.choose import time_ms
 from model import GPTConfig, GPT, RECOMPUTE, compile_model
@@ -92,8 +90,9 @@ ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torc
 gpu_name, peak_flops = gpu_peak_flops(device)
 torch.backends.cuda.matmul.allow_tf32 = True
 os.makedirs(bench_dir, exist_ok=True)
-header = dict(device=gpu_name, torch=torch.__version__, triton=triton.__version__ if TRITON_AVAILABLE else None,
-              dtype=dtype, cublas_workspace_config=workspace_config, gelu_approximate=gelu_approximate,
+triton_version = backend.triton.__version__ if backend.TRITON_AVAILABLE else None
+header = dict(device=gpu_name, torch=torch.__version__, triton=triton_version, dtype=dtype,
+              cublas_workspace_config=workspace_config, gelu_approximate=gelu_approximate,
               date=time.strftime('%Y-%m-%d'))
 print(f"device: {gpu_name}, torch {header['torch']}, triton {header['triton'] or 'not installed'}, dtype {dtype}"
       + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config}" if workspace_config else '')
@@ -385,7 +384,7 @@ def optimizer_rows():
     muon = dict(lr=0.02)
     choices = {'AdamW': {}, "AdamW, torch's step": dict(step='torch'),
                'Muon, Newton-Schulz in PyTorch': dict(muon=muon, step='torch')}
-    if cuda and TRITON_AVAILABLE:
+    if cuda and backend.TRITON_AVAILABLE:
         choices['Muon, Newton-Schulz in Triton'] = dict(muon=muon, step='triton')
     rows, out = [], {}
     model, step_model = build(MAIN)  # one model (and compilation) for every optimizer

@@ -50,7 +50,7 @@ def _checked(name, value, default):
 
 def _parse(raw, default):
     """The value of --key=raw: a Python literal, else the raw text. None is None for every
-    key, str keys included (--kernels_cache=None turns the cache off; --x="'None'" is the text)."""
+    key, str keys included (--wandb_run_name=None; --x="'None'" is the text)."""
     if isinstance(default, bool) and raw in ('true', 'false'):
         return raw == 'true'
     if raw == 'None':

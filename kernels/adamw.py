@@ -34,7 +34,7 @@ GradScaler's grad_scale (fp16).
 import torch
 from torch.optim.adamw import adamw as torch_adamw
 
-from kernels.backend import triton, tl, use_triton, device_table, device_scalar, INTERPRET
+from kernels.backend import triton, tl, use_triton, device_table, device_scalar
 
 
 def adamw_ref(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, lr, beta1, beta2, weight_decay, eps,
@@ -106,9 +106,8 @@ def _adamw_kernel(
 
 
 # Elements per program (4 warps: 8 fp32 a thread, two 16-byte accesses). More per program (a loop of 2, 4 or 8 such
-# blocks, or 2048 or 4096 with 8 warps) measured slower over GPT-2's 75 tensors (docs/perf-notes.md). The interpreter
-# takes 64, so the tests' tensors span many programs
-BLOCK, NUM_WARPS = (64, 4) if INTERPRET else (1024, 4)
+# blocks, or 2048 or 4096 with 8 warps) measured slower over GPT-2's 75 tensors (docs/perf-notes.md)
+BLOCK, NUM_WARPS = 1024, 4
 
 
 def _blocks(numels):
