@@ -25,7 +25,7 @@ import torch
 KEYS = ('model', 'optimizer', 'scaler', 'model_args', 'iter_num', 'best_val_loss', 'config')  # what the scripts read
 # the model_args that fix the parameters' shapes and the model's math: a resumed run must ask for the same
 ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta',
-             'gelu_approximate')
+             'gelu_approximate', 'mlp_hidden', 'head_dim', 'norm_eps', 'tie_embeddings')
 
 
 def save(obj, path):
@@ -55,16 +55,28 @@ def load(path, device):
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise ValueError(f"cannot read checkpoint {path} ({first}): the file is damaged, incomplete, or holds "
                          f"more than tensors and plain data; start again") from None
+    if isinstance(ckpt, dict) and 'scaler' not in ckpt and 'arch' not in ckpt.get('model_args', {'arch': 0}):
+        ckpt = from_nanogpt(ckpt)
     missing = [k for k in KEYS if not isinstance(ckpt, dict) or k not in ckpt]
     if missing:
         raise ValueError(f"{path} is not a checkpoint of train.py (no {', '.join(missing)})")
     return ckpt
 
 
+def from_nanogpt(ckpt):
+    """A checkpoint of nanoGPT's train.py in this repo's form: its compiled model's '_orig_mod.' prefix and causal-mask
+    buffers dropped, a fresh loss scaler, and the names of its AdamW state's parameters in order (nanoGPT's order
+    differs from ours: its position embedding comes second), so that restore() matches the state by name."""
+    model = {k.removeprefix('_orig_mod.'): v for k, v in ckpt.get('model', {}).items() if not k.endswith('.attn.bias')}
+    names = [k for k in model if k != 'lm_head.weight']  # nanoGPT's parameters in order, the tied head once
+    decay, no_decay = [n for n in names if model[n].dim() >= 2], [n for n in names if model[n].dim() < 2]
+    return ckpt | dict(model=model, scaler={}, optimizer_names=decay + no_decay)
+
+
 def check_fits(ckpt, path, saved, asked, optimizer):
     """ValueError where the checkpoint's model (saved: its GPTConfig's fields, with the defaults of keys older
-    checkpoints lack) or optimizer differs from the run's (asked: this run's fields)."""
-    differ = [k for k in ARCH_KEYS if saved[k] != asked[k]]
+    checkpoints lack) or optimizer differs from what the run asks for (asked: some of those fields)."""
+    differ = [k for k in asked if saved[k] != asked[k]]
     if differ:
         raise ValueError(f"checkpoint {path} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ)
                          + " but this run asks for " + ", ".join(f"{k}={asked[k]!r}" for k in differ)
@@ -76,14 +88,38 @@ def check_fits(ckpt, path, saved, asked, optimizer):
                          f"{optimizer!r}: use the checkpoint's optimizer or another out_dir")
 
 
-def restore(ckpt, optimizer, scaler, rank, world_size):
-    """The optimizer's and the loss scaler's state loaded from ckpt (each group keeps this run's base_lr).
+def matched(model_sd, sd, source):
+    """sd, for load_state_dict: ValueError, naming the first difference, unless it holds every name of the model's
+    state dict model_sd and no other, each with the model's shape."""
+    missing, extra = sorted(set(model_sd) - set(sd)), sorted(set(sd) - set(model_sd))
+    if missing or extra:
+        raise ValueError(f"{source} does not fit the model: " + (f"no {missing[0]}" if missing else
+                                                                  f"{extra[0]} is not the model's")
+                         + f" ({len(missing)} missing, {len(extra)} unexpected)")
+    for k, v in sd.items():
+        if tuple(v.shape) != tuple(model_sd[k].shape):
+            raise ValueError(f"{source} does not fit the model: {k} has shape {tuple(v.shape)}, "
+                             f"the model's {tuple(model_sd[k].shape)}")
+    return sd
+
+
+def restore(ckpt, optimizer, scaler, rank, world_size, model):
+    """The optimizer's and the loss scaler's state loaded from ckpt (each group keeps this run's base_lr); where the
+    checkpoint names its optimizer's parameters (from_nanogpt), each one's state goes where model's optimizer has it.
     Returns (the steps skipped before, this rank's generators or None where the ranks differ in number)."""
     base_lrs = [g['base_lr'] for g in optimizer.param_groups]
-    optimizer.load_state_dict(ckpt['optimizer'])
+    state = ckpt['optimizer']
+    if 'optimizer_names' in ckpt:
+        name = {id(p): n for n, p in model.named_parameters()}
+        names = [name[id(p)] for g in optimizer.param_groups for p in g['params']]
+        saved = {n: i for i, n in enumerate(ckpt['optimizer_names'])}
+        state = dict(state, state={i: state['state'][saved[n]] for i, n in enumerate(names)
+                                   if saved.get(n) in state['state']})
+    optimizer.load_state_dict(state)
     for g, base_lr in zip(optimizer.param_groups, base_lrs):
         g['base_lr'] = base_lr
-    scaler.load_state_dict(ckpt['scaler'])
+    if ckpt['scaler']:  # empty: a scaler that was off, or nanoGPT's checkpoint (which keeps none)
+        scaler.load_state_dict(ckpt['scaler'])
     rng = ckpt.get('rng')  # one state per rank
     if rng is None or len(rng) != world_size:
         print(f"the checkpoint has the generators of {len(rng or [])} rank(s), this run {world_size}: dropout and "

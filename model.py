@@ -2,15 +2,13 @@
 A GPT language model in one file, in two flavours chosen by GPTConfig.arch:
 - 'gpt2':  LayerNorm (bias optional), learned positions, GELU MLP, multi-head attention.
 - 'llama': RMSNorm, rotary positions, SwiGLU MLP, grouped-query attention (n_kv_head).
-Both tie the token embedding to the LM head.
 
-Each op runs the implementation a resolved map names, {op: 'triton' | 'torch'} (kernels/choose.py;
-GPT(config) alone is PyTorch everywhere, nanoGPT's model). Parameter names never depend on it, so a
-checkpoint loads under any kernel setting. With targets, forward returns (None, loss): the Triton loss
-never makes the (B, T, vocab) logits. Without targets, the last position's logits (sampling).
-Unlike nanoGPT, each norm takes the residual stream x and the last sublayer's output, not yet added,
-and returns (norm(x + update), x + update): the add rides along with the norm's pass. Under autocast
-the block matrices' products read copies that AdamW keeps in autocast's dtype (kernels/linear.py).
+Each op runs the implementation a resolved map names, {op: 'triton' | 'torch'} (kernels/choose.py; GPT(config)
+alone is PyTorch everywhere, nanoGPT's model); parameter names never depend on it. With targets, forward returns
+(None, loss): the Triton loss never makes the (B, T, vocab) logits; without, the last position's logits. Unlike
+nanoGPT, each norm takes the residual stream x and the last sublayer's output, not yet added, and returns
+(norm(x + update), x + update): the add rides along with the norm's pass. Under autocast the block matrices'
+products read copies that AdamW keeps in autocast's dtype (kernels/linear.py).
 """
 import math
 import inspect
@@ -43,19 +41,23 @@ class GPTConfig:
     arch: str = 'gpt2'       # 'gpt2' | 'llama'
     rope_theta: float = 10000.0
     gelu_approximate: str = 'none'  # gpt2's GELU: 'none' (exact, erf) as nanoGPT, 'tanh' as GPT-2 itself
+    mlp_hidden: int = None   # the MLP's width; None: 4 n_embd (GELU), about 8/3 n_embd (SwiGLU: as many weights)
+    head_dim: int = None     # None: n_embd // n_head
+    norm_eps: float = None   # None: 1e-5 (LayerNorm), 1e-6 (RMSNorm)
+    tie_embeddings: bool = True  # the LM head is the token embedding (pretrained weights may have two)
 
     def __post_init__(self):
         if self.arch not in ARCH_OPS:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {self.arch!r}")
-        if self.arch == 'llama':
-            self.bias = False  # LLaMA-style blocks have no biases
         if self.gelu_approximate not in GELU_FORMS:
             raise ValueError(f"gelu_approximate must be one of {GELU_FORMS}, got {self.gelu_approximate!r}")
-
-    @property
-    def mlp_hidden(self):
-        """The MLP's hidden width: 4x for GELU; about 8/3 x for SwiGLU (the same parameter count)."""
-        return 64 * math.ceil(8 * self.n_embd / 3 / 64) if self.arch == 'llama' else 4 * self.n_embd
+        llama = self.arch == 'llama'
+        self.bias = self.bias and not llama  # LLaMA-style blocks have no biases
+        self.mlp_hidden = self.mlp_hidden or (64 * math.ceil(8 * self.n_embd / 3 / 64) if llama else 4 * self.n_embd)
+        if self.head_dim is None and self.n_embd % self.n_head:  # (pretrained LLaMA-style models may set another)
+            raise ValueError(f"n_embd={self.n_embd} is not a multiple of n_head={self.n_head}")
+        self.head_dim = self.head_dim or self.n_embd // self.n_head
+        self.norm_eps = self.norm_eps or (1e-6 if llama else 1e-5)
 
     @property
     def gelu_mlp(self):
@@ -113,18 +115,17 @@ class LinearOfNorm(torch.autograd.Function):
 class Norm(nn.Module):
     """LayerNorm (is_rms False) or RMSNorm, by the kernel or PyTorch, with the residual add fused."""
 
-    def __init__(self, ndim, bias, backend, is_rms):
+    def __init__(self, ndim, bias, backend, is_rms, eps):
         super().__init__()
         self.weight = nn.Parameter(torch.ones(ndim))
         self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
-        self.backend, self.is_rms = backend, is_rms
-        self.op, self.eps = ('rms_norm', 1e-6) if is_rms else ('layer_norm', 1e-5)
+        self.backend, self.is_rms, self.eps, self.op = backend, is_rms, eps, 'rms_norm' if is_rms else 'layer_norm'
 
     @staticmethod
     def of(config, impl):
         """The architecture's norm: LayerNorm for gpt2, RMSNorm for llama."""
         is_rms = config.arch == 'llama'
-        return Norm(config.n_embd, config.bias, impl['rms_norm' if is_rms else 'layer_norm'], is_rms)
+        return Norm(config.n_embd, config.bias, impl['rms_norm' if is_rms else 'layer_norm'], is_rms, config.norm_eps)
 
     def forward(self, x, update=None):
         """(norm(x + update), x + update); x itself as the stream where there is no update. Under autocast the
@@ -152,14 +153,13 @@ class CausalSelfAttention(nn.Module):
 
     def __init__(self, config, impl):
         super().__init__()
-        assert config.n_embd % config.n_head == 0
         self.n_head = config.n_head
         self.n_kv_head = config.n_kv_head or config.n_head
         assert self.n_head % self.n_kv_head == 0, "n_head must be a multiple of n_kv_head"
-        self.head_dim = config.n_embd // config.n_head
+        self.head_dim = config.head_dim
         # query, key and value projections in one matmul; k and v have n_kv_head heads
         self.c_attn = nn.Linear(config.n_embd, (self.n_head + 2 * self.n_kv_head) * self.head_dim, bias=config.bias)
-        self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
+        self.c_proj = nn.Linear(self.n_head * self.head_dim, config.n_embd, bias=config.bias)
         self.dropout = config.dropout
         self.resid_dropout = nn.Dropout(config.dropout)
         self.rotary_backend = impl.get('rotary')
@@ -176,7 +176,7 @@ class CausalSelfAttention(nn.Module):
         # q, k, v read in place; their gradient comes back as one tensor of qkv's layout (no concatenation)
         y = kernels.flash_attention_qkv(qkv, nh, causal=True, dropout_p=self.dropout if self.training else 0.0,
                                         backend=self.attention_backend)  # (B, nh, T, hs)
-        y = y.transpose(1, 2).contiguous().view(B, T, nh * self.head_dim)  # (B, T, C), heads side by side
+        y = y.transpose(1, 2).contiguous().view(B, T, nh * self.head_dim)  # (B, T, nh * hs), heads side by side
         return self.resid_dropout(linear(y, self.c_proj.weight, self.c_proj.bias))
 
 def activation(swiglu, approximate, backend, a, b):
@@ -306,11 +306,12 @@ class GPT(nn.Module):
         if config.arch == 'gpt2':
             self.transformer.wpe = nn.Embedding(config.block_size, config.n_embd)
         else:  # not parameters and not saved: made from the config
-            cos, sin = rotary_tables(config.n_embd // config.n_head, config.block_size, config.rope_theta)
+            cos, sin = rotary_tables(config.head_dim, config.block_size, config.rope_theta)
             self.register_buffer('rope_cos', cos, persistent=False)
             self.register_buffer('rope_sin', sin, persistent=False)
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
-        self.transformer.wte.weight = self.lm_head.weight  # tied: one matrix embeds and un-embeds
+        if config.tie_embeddings:
+            self.transformer.wte.weight = self.lm_head.weight  # one matrix embeds and un-embeds
 
         self.apply(self._init_weights)
         self.register_load_state_dict_post_hook(refresh_matmul_copies)

@@ -1,6 +1,7 @@
 """
-Sample from a trained model.
+Sample from a trained model, or from pretrained weights (hf.py).
 $ python sample.py --out_dir=out-shakespeare-char --start="ROMEO:" --num_samples=3
+$ python sample.py --init_from=gpt2-xl --start="What is the answer to life, the universe, and everything?"
 --start is the prompt, or FILE:path to read it from a file.
 """
 import os
@@ -10,12 +11,14 @@ from contextlib import nullcontext
 import torch
 
 import checkpoint
+import hf
 from kernels import choose
 from model import GPTConfig, GPT, compile_model
 from configurator import configure
 from data.common import read_meta, dataset_dir
 
 # -----------------------------------------------------------------------------
+init_from = 'resume'  # 'resume' (out_dir/ckpt.pt), 'gpt2'..'gpt2-xl' or a Hugging Face folder
 out_dir = 'out'  # the checkpoint is out_dir/ckpt.pt
 start = "\n"  # prompt, or "FILE:prompt.txt"
 num_samples = 5
@@ -47,20 +50,26 @@ ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=
 torch.manual_seed(seed)
 
 try:
-    ckpt = checkpoint.load(os.path.join(out_dir, 'ckpt.pt'), device)
+    if init_from == 'resume':
+        ckpt = checkpoint.load(os.path.join(out_dir, 'ckpt.pt'), device)
+        model_args, weights, train_config = ckpt['model_args'], ckpt['model'], ckpt['config']
+        ckpt = None  # the rest (optimizer state) is not needed here
+    else:
+        (model_args, weights), train_config = hf.load(init_from), None
 except ValueError as e:
     sys.exit(f"error: {e}")
-gptconf = GPTConfig(**dict(ckpt['model_args'], dropout=0.0))  # sampling never drops out
+gptconf = GPTConfig(**dict(model_args, dropout=0.0))  # sampling never drops out
 overrides = {name: config[f'use_triton_{name}'] for name in choose.OVERRIDES}
 measured = None
 if kernels == 'auto' and device_type == 'cuda':  # one sequence at a time, forward only
     measured, _ = choose.measure(gptconf, 1, ptdtype, device, compile, overrides=overrides, backward=False)
 try:
     model = GPT(gptconf, choose.resolve(kernels, gptconf, device_type, overrides, measured))
+    source = out_dir if init_from == 'resume' else init_from
+    model.load_state_dict(checkpoint.matched(model.state_dict(), weights, source))
 except ValueError as e:
     sys.exit(f"error: {e}")
-model.load_state_dict(ckpt['model'])
-train_config, ckpt = ckpt['config'], None  # the rest (optimizer state) is not needed here
+weights = None
 model.eval().to(device)
 if compile:
     model = compile_model(model)
@@ -69,12 +78,13 @@ if start.startswith('FILE:'):
     with open(start[5:], 'r', encoding='utf-8') as f:
         start = f.read()
 
-# the tokenizer: the dataset's character vocabulary if it has one, else GPT-2 BPE
-data_dir = dataset_dir(train_config['dataset'], train_config.get('data_root', 'data'))  # older checkpoints: data_root
+# the tokenizer: the dataset's character vocabulary if it has one, a pretrained folder's own, else GPT-2 BPE
+data_dir = train_config and dataset_dir(train_config['dataset'], train_config.get('data_root', 'data'))  # (older)
 try:
-    meta = read_meta(data_dir)
+    meta = data_dir and read_meta(data_dir)
 except ValueError as e:
     sys.exit(f"error: {e}")
+tokenizer_file = os.path.join(init_from, 'tokenizer.json')
 if meta:
     print(f"loading the vocabulary from {meta['path']}")
     if meta['vocab_size'] != gptconf.vocab_size:
@@ -87,9 +97,16 @@ if meta:
         sys.exit(f"error: the prompt has characters outside the model's vocabulary: {unknown!r}")
     encode = lambda s: [stoi[c] for c in s]
     decode = lambda ids: ''.join(itos[i] for i in ids)
+elif os.path.isfile(tokenizer_file):  # transformers' fast tokenizer file, read by the tokenizers library
+    print(f"loading the tokenizer from {tokenizer_file}")
+    from tokenizers import Tokenizer
+    tokenizer = Tokenizer.from_file(tokenizer_file)
+    encode = lambda s: tokenizer.encode(s).ids
+    decode = lambda ids: tokenizer.decode(ids)
 elif gptconf.vocab_size < 50257:
-    sys.exit(f"error: the checkpoint's model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and {data_dir} "
-             f"has no meta.json: prepare the dataset it was trained on there")
+    sys.exit(f"error: the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
+             + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if data_dir else
+                f"{init_from} has no tokenizer.json"))
 else:
     print("no meta.json: using GPT-2 BPE")
     from data.common import gpt2_encoding

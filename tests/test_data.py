@@ -85,6 +85,7 @@ def test_shakespeare_bpe(tmp_path):
 
 
 def test_openwebtext_local_folder(tmp_path):
+    pytest.importorskip('datasets', reason="requirements.txt's datasets is not installed here")
     docs = [make_text(k) for k in (3, 5, 7, 9)]
     (tmp_path / "docs").mkdir()
     for i, doc in enumerate(docs):
@@ -107,6 +108,8 @@ def test_openwebtext_local_folder(tmp_path):
 
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_missing_input_is_a_clean_error(name, tmp_path):
+    if name == "openwebtext":
+        pytest.importorskip('datasets', reason="requirements.txt's datasets is not installed here")
     missing = tmp_path / "does_not_exist.txt"
     args = ["--input", missing] if name == "openwebtext" else [missing]
     r = run_prepare(name, *args, "--out_dir", tmp_path / "out", tmp_path=tmp_path)

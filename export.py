@@ -1,0 +1,36 @@
+"""
+Export a trained model (out_dir/ckpt.pt) as a Hugging Face folder that transformers' AutoModelForCausalLM reads:
+config.json and model.safetensors (hf.py).
+$ python export.py --out_dir=out-shakespeare --hf_dir=gpt2-shakespeare
+A model of GPT-2's BPE gets GPT-2's tokenizer files; a character-level model gets its dataset's meta.json, whose
+vocabulary is its tokenizer (transformers has no class that reads it).
+"""
+import os
+import sys
+import shutil
+
+import checkpoint
+import hf
+from model import GPTConfig, GPT
+from configurator import configure
+from data.common import read_meta, dataset_dir
+
+# -----------------------------------------------------------------------------
+out_dir = 'out'  # the checkpoint is out_dir/ckpt.pt
+hf_dir = 'hf'  # the folder written
+# -----------------------------------------------------------------------------
+config = configure(globals())
+
+try:
+    ckpt = checkpoint.load(os.path.join(out_dir, 'ckpt.pt'), 'cpu')
+    model = GPT(GPTConfig(**dict(ckpt['model_args'], dropout=0.0)))
+    model.load_state_dict(checkpoint.matched(model.state_dict(), ckpt['model'], out_dir))
+    meta = read_meta(dataset_dir(ckpt['config']['dataset'], ckpt['config'].get('data_root', 'data')))
+    hf.save(model, hf_dir, gpt2_bpe=meta is None and model.config.vocab_size >= 50257)
+except ValueError as e:
+    sys.exit(f"error: {e}")
+if meta:
+    shutil.copy(meta['path'], hf_dir)
+    print(f"a character-level model: its tokenizer is the vocabulary of {os.path.basename(meta['path'])}, copied "
+          f"there (token i is the i-th character of its 'chars'); transformers has no tokenizer for it")
+print(f"wrote {hf_dir}: transformers.AutoModelForCausalLM.from_pretrained({hf_dir!r}) reads it")

@@ -1,0 +1,215 @@
+"""
+Weights in and out, against transformers as the independent reference: random tiny GPT2LMHeadModel and
+LlamaForCausalLM (tied and untied, a head size other than n_embd / n_head, RMSNorm's eps other than ours) saved with
+save_pretrained load through init_from's path (hf.load) with transformers' logits in fp32; sample.py decodes
+greedily what generate(do_sample=False) does; train.py takes a few steps from them; a model trained here, exported
+by export.py, loads in transformers with our logits; a checkpoint in nanoGPT's layout resumes (its AdamW state
+matched by name) and samples; what cannot be loaded is a one-line error.
+"""
+import json
+import os
+
+import pytest
+import torch
+from transformers import AutoModelForCausalLM, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+
+import checkpoint
+import hf
+from model import GPTConfig, GPT
+from test_reference import randomize
+from test_train import TINY, run, user_error
+from conftest import SHAKESPEARE
+
+VOCAB, BLOCK, BATCH, TOL = 50257, 32, 2, 1e-5  # GPT-2's vocabulary: sample.py and train.py read GPT-2 BPE
+
+
+def gpt2_folder(path, tie=True):
+    cfg = GPT2Config(vocab_size=VOCAB, n_positions=BLOCK, n_embd=32, n_layer=2, n_head=4, resid_pdrop=0.0,
+                     activation_function='gelu_new', embd_pdrop=0.0, attn_pdrop=0.0, tie_word_embeddings=tie)
+    return save(GPT2LMHeadModel(cfg), path)
+
+
+def llama_folder(path, tie=False, **kw):
+    cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=80, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=BLOCK,
+                      rms_norm_eps=1e-5, rope_theta=500.0, tie_word_embeddings=tie, **kw)
+    return save(LlamaForCausalLM(cfg), path)
+
+
+def save(reference, path):
+    torch.manual_seed(0)
+    randomize(reference)
+    reference.float().eval().save_pretrained(path)
+    return reference
+
+
+def ours(path):
+    args, weights = hf.load(str(path))
+    model = GPT(GPTConfig(**args)).eval()
+    model.load_state_dict(checkpoint.matched(model.state_dict(), weights, path))
+    return model
+
+
+def assert_same_logits(model, reference):
+    """Our last logits for every prefix against the reference's, run in float64, within TOL of the largest."""
+    idx = torch.randint(VOCAB, (BATCH, BLOCK), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        ref = reference.double()(idx).logits
+        reference.float()
+        for t in range(1, BLOCK + 1):
+            err = (model(idx[:, :t])[0][:, 0].double() - ref[:, t - 1]).abs().max().item()
+            assert err <= TOL * ref.abs().max().item(), f"prefix of {t}: logits differ by {err:.3e}"
+
+
+@pytest.mark.parametrize("arch, tie", [('gpt2', True), ('gpt2', False), ('llama', True), ('llama', False)])
+def test_a_transformers_folder_loads_with_its_logits(arch, tie, tmp_path):
+    reference = (gpt2_folder if arch == 'gpt2' else llama_folder)(tmp_path, tie=tie)
+    model = ours(tmp_path)
+    assert model.config.tie_embeddings == tie and model.config.arch == arch
+    assert (model.lm_head.weight is model.transformer.wte.weight) == tie
+    if arch == 'llama':
+        assert (model.config.head_dim, model.config.norm_eps, model.config.mlp_hidden) == (16, 1e-5, 80)
+    assert_same_logits(model, reference)
+
+
+def test_the_shards_or_a_pickle_load_alike(tmp_path):
+    reference = llama_folder(tmp_path / 'one')
+    reference.save_pretrained(tmp_path / 'shards', max_shard_size='200KB')
+    assert len([f for f in os.listdir(tmp_path / 'shards') if f.endswith('.safetensors')]) > 1
+    (tmp_path / 'bin').mkdir()  # an older checkpoint's layout (transformers now writes safetensors only)
+    (tmp_path / 'bin' / 'config.json').write_text((tmp_path / 'one' / 'config.json').read_text())
+    torch.save(reference.state_dict(), tmp_path / 'bin' / 'pytorch_model.bin')
+    one = ours(tmp_path / 'one').state_dict()
+    for folder in ('shards', 'bin'):
+        other = ours(tmp_path / folder).state_dict()
+        assert all(torch.equal(one[k], other[k]) for k in one), folder
+
+
+@pytest.mark.parametrize("arch", ['gpt2', 'llama'])
+def test_sample_and_train_from_a_folder(arch, tmp_path):
+    reference = (gpt2_folder if arch == 'gpt2' else llama_folder)(tmp_path / 'hf')
+    p = run('sample.py', f'--init_from={tmp_path / "hf"}', '--device=cpu', '--num_samples=1', '--max_new_tokens=20',
+            '--temperature=0.0', '--start=ROMEO:')
+    from data.common import gpt2_encoding
+    enc = gpt2_encoding()
+    prompt = torch.tensor([enc.encode('ROMEO:')])
+    with torch.no_grad():
+        want = reference.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=20, do_sample=False,
+                                  pad_token_id=0)
+    assert p.stdout.split('---------------')[0].rstrip('\n').endswith(enc.decode(want[0].tolist())), p.stdout
+
+    data = tmp_path / 'shakespeare'
+    run('data/shakespeare/prepare.py', SHAKESPEARE, f'--out_dir={data}')
+    args = [a for a in TINY if not a.startswith(('--n_', '--block_size', 'config/'))]
+    args.append('--gradient_accumulation_steps=1')
+    p = run('train.py', *args, f'--init_from={tmp_path / "hf"}', f'--dataset={data}', f'--out_dir={tmp_path / "out"}',
+            '--device=cpu', '--block_size=8', '--max_iters=3', '--eval_interval=3', '--log_interval=1')
+    assert f"initialising from {tmp_path / 'hf'}" in p.stdout and 'iter 3: loss' in p.stdout, p.stdout
+    p = run('train.py', *args, '--init_from=resume', f'--dataset={data}', f'--out_dir={tmp_path / "out"}',
+            '--device=cpu', '--max_iters=4', '--eval_interval=4', '--log_interval=1')  # the checkpoint's model
+    assert 'resumed at iter 4' in p.stdout and 'iter 4: loss' in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("arch", ['gpt2', 'llama'])
+def test_export_round_trip(arch, data_root, tmp_path):
+    out, folder = tmp_path / 'out', tmp_path / 'hf'
+    run('train.py', *TINY, f'--arch={arch}', f'--dataset={data_root}/shakespeare_char', f'--out_dir={out}',
+        '--device=cpu', '--max_iters=3', '--eval_interval=3')
+    p = run('export.py', f'--out_dir={out}', f'--hf_dir={folder}')
+    assert 'character-level' in p.stdout and os.path.exists(folder / 'meta.json'), p.stdout
+    reference = AutoModelForCausalLM.from_pretrained(folder).float().eval()
+    ckpt = checkpoint.load(out / 'ckpt.pt', 'cpu')
+    model = GPT(GPTConfig(**ckpt['model_args'])).eval()
+    model.load_state_dict(ckpt['model'])
+    idx = torch.randint(model.config.vocab_size, (BATCH, 8))
+    with torch.no_grad():
+        ref = reference.double()(idx).logits[:, -1]
+        err = (model(idx)[0][:, 0].double() - ref).abs().max().item()
+    assert err <= TOL * ref.abs().max().item(), err
+
+
+def test_a_gpt2_bpe_export_has_the_tokenizer(tmp_path):
+    from transformers import AutoTokenizer
+    gpt2_folder(tmp_path / 'in')
+    model = ours(tmp_path / 'in')
+    hf.save(model, tmp_path / 'out', gpt2_bpe=True)
+    tokenizer = AutoTokenizer.from_pretrained(tmp_path / 'out')
+    from data.common import gpt2_encoding
+    assert tokenizer('Hello world')['input_ids'] == gpt2_encoding().encode('Hello world')
+    assert_same_logits(ours(tmp_path / 'out'), AutoModelForCausalLM.from_pretrained(tmp_path / 'out').float().eval())
+
+
+def nanogpt_checkpoint(path, data_root):
+    """A checkpoint as nanoGPT's train.py writes it (its compiled model's names, its AdamW over its own parameter
+    order, no loss scaler), of a model trained a few steps so that every moment differs."""
+    torch.manual_seed(0)
+    vocab_size = json.loads((data_root / 'shakespeare_char' / 'meta.json').read_text())['vocab_size']
+    model_args = dict(n_layer=2, n_head=2, n_embd=64, block_size=64, bias=True, vocab_size=vocab_size, dropout=0.0)
+    model = GPT(GPTConfig(**model_args))
+    names = ['transformer.wte.weight', 'transformer.wpe.weight'] + [n for n, _ in model.named_parameters()
+                                                                     if n.startswith('transformer.h.')]
+    names += ['transformer.ln_f.weight', 'transformer.ln_f.bias']
+    params = dict(model.named_parameters())
+    decay = [params[n] for n in names if params[n].dim() >= 2]
+    optimizer = torch.optim.AdamW([dict(params=decay, weight_decay=0.1),
+                                   dict(params=[params[n] for n in names if params[n].dim() < 2], weight_decay=0.0)],
+                                  lr=1e-3, betas=(0.9, 0.99))
+    for _ in range(3):
+        idx = torch.randint(vocab_size, (2, 64))
+        model(idx, idx)[1].backward()
+        optimizer.step()
+    sd = {'_orig_mod.' + n: model.state_dict()[n] for n in names + ['lm_head.weight']}  # nanoGPT's order
+    config = dict(dataset=str(data_root / 'shakespeare_char'), batch_size=8, learning_rate=1e-3)
+    torch.save(dict(model=sd, optimizer=optimizer.state_dict(), model_args=model_args, iter_num=3,
+                    best_val_loss=4.0, config=config), path / 'ckpt.pt')
+    return model, {n: optimizer.state[params[n]] for n in names}
+
+
+def test_a_nanogpt_checkpoint_resumes_and_samples(data_root, tmp_path):
+    model, state = nanogpt_checkpoint(tmp_path, data_root)
+    ckpt = checkpoint.load(str(tmp_path / 'ckpt.pt'), 'cpu')
+    ours_model = GPT(GPTConfig(**ckpt['model_args']))
+    ours_model.load_state_dict(checkpoint.matched(ours_model.state_dict(), ckpt['model'], 'nanoGPT'))
+    assert all(torch.equal(a, b) for a, b in zip(ours_model.state_dict().values(), model.state_dict().values()))
+    optimizer = ours_model.configure_optimizers(0.1, 1e-3, (0.9, 0.99), 'cpu')
+    name = {id(p): n for n, p in ours_model.named_parameters()}
+    names = [name[id(p)] for g in optimizer.param_groups for p in g['params']]
+    assert names.index('transformer.wpe.weight') != 1  # our order differs from nanoGPT's
+    checkpoint.restore(ckpt, optimizer, torch.amp.GradScaler('cpu', enabled=False), 0, 1, ours_model)
+    for p in ours_model.parameters():
+        assert torch.equal(optimizer.state[p]['exp_avg'], state[name[id(p)]]['exp_avg']), name[id(p)]
+
+    base = [*TINY, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}', '--device=cpu']
+    p = run('train.py', *base, '--init_from=resume', '--max_iters=5', '--eval_interval=5', '--log_interval=1')
+    assert 'resumed at iter 3' in p.stdout and 'iter 5: loss' in p.stdout, p.stdout
+    p = run('sample.py', f'--out_dir={tmp_path}', '--device=cpu', '--num_samples=1', '--max_new_tokens=5',
+            '--start=ROMEO:')
+    assert 'ROMEO:' in p.stdout, p.stdout
+
+
+def test_what_cannot_load_is_a_one_line_error(tmp_path):
+    bert = tmp_path / 'bert'
+    bert.mkdir()
+    (bert / 'config.json').write_text(json.dumps({'model_type': 'bert'}))
+    llama_folder(tmp_path / 'scaled', rope_scaling={'rope_type': 'linear', 'factor': 2.0})
+    llama_folder(tmp_path / 'biased', attention_bias=True)
+    gpt2_folder(tmp_path / 'mismatch')
+    config = json.loads((tmp_path / 'mismatch' / 'config.json').read_text())
+    (tmp_path / 'mismatch' / 'config.json').write_text(json.dumps(config | {'n_embd': 64}))
+    gpt2_folder(tmp_path / 'truncated')
+    weights = tmp_path / 'truncated' / 'model.safetensors'
+    weights.write_bytes(weights.read_bytes()[:1000])
+    empty = tmp_path / 'empty'
+    empty.mkdir()
+    (empty / 'config.json').write_text((tmp_path / 'mismatch' / 'config.json').read_text())
+    cases = {bert: "model_type='bert' is not supported", tmp_path / 'scaled': 'rope scaling',
+             tmp_path / 'biased': 'biases in the attention', tmp_path / 'mismatch': 'has shape',
+             tmp_path / 'truncated': 'cannot read the weights', empty: 'no model.safetensors',
+             tmp_path / 'nowhere': "init_from must be"}
+    for folder, phrase in cases.items():
+        with pytest.raises(ValueError, match=phrase):
+            ours(folder)  # shapes are checked as the model takes the weights
+    user_error(run('train.py', *TINY, f'--init_from={tmp_path / "scaled"}', '--device=cpu', check=False),
+               'rope scaling')
+    user_error(run('sample.py', f'--init_from={tmp_path / "mismatch"}', '--device=cpu', check=False),
+               'does not fit the model', 'has shape')
