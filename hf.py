@@ -1,15 +1,16 @@
 """
 Weights in and out: Hugging Face checkpoints of GPT-2 (GPT2LMHeadModel) and of LLaMA-style models
-(LlamaForCausalLM: RMSNorm, rotary, SwiGLU, grouped-query attention), and nanoGPT's own ckpt.pt.
+(LlamaForCausalLM: RMSNorm, rotary, SwiGLU, grouped-query attention). nanoGPT's own ckpt.pt: checkpoint.py.
 
 load(init_from) -> (model_args, state_dict): 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl' from the hub (as
 nanoGPT; huggingface_hub, with a network) or a local folder: config.json with model.safetensors, sharded
 safetensors with their index, or pytorch_model.bin (read with weights_only=True). Nothing in the files runs as
-code. Every tensor's name and shape is checked; what the model cannot express (another architecture, rope
-scaling, biases the variant lacks, a missing or truncated file) is a ValueError of one line.
+code. What the model cannot express (another architecture, rope scaling, biases the variant lacks, a missing or
+truncated file) is a ValueError of one line; the scripts check every tensor's name and shape as the model takes
+them (checkpoint.matched).
 
-save(model, folder): config.json and model.safetensors that transformers' AutoModelForCausalLM reads, and GPT-2's
-BPE files (vocab.json, merges.txt) for a model of GPT-2's vocabulary.
+save(model, folder, gpt2_bpe): config.json and model.safetensors that transformers' AutoModelForCausalLM reads, and
+with gpt2_bpe GPT-2's tokenizer files (vocab.json, merges.txt, tokenizer_config.json).
 
 The mapping: GPT-2's names are ours, but its Conv1D weights are (in, out), nn.Linear's (out, in). LLaMA's c_attn
 packs q_proj, k_proj and v_proj (rows: the q heads, then the k heads, then the v heads), c_fc packs gate_proj and
@@ -135,7 +136,10 @@ def load(init_from, block_size=None):
     elif not os.path.isdir(init_from):
         raise ValueError(f"init_from must be 'scratch', 'resume', one of {GPT2_SIZES} or a folder holding a Hugging "
                          f"Face checkpoint, got {init_from!r}")
-    args = model_args(read_config(folder), folder)
+    try:
+        args = model_args(read_config(folder), folder)
+    except KeyError as e:
+        raise ValueError(f"{folder}: config.json has no {e.args[0]!r}") from None
     try:
         sd = ours_from_hf(read_weights(folder), args)
     except KeyError as e:

@@ -87,9 +87,17 @@ def test_the_shards_or_a_pickle_load_alike(tmp_path):
 
 @pytest.mark.parametrize("arch", ['gpt2', 'llama'])
 def test_sample_and_train_from_a_folder(arch, tmp_path):
+    """GPT-2 BPE: for GPT-2 as its folder has no tokenizer, for the LLaMA-style one as its folder's tokenizer.json."""
     reference = (gpt2_folder if arch == 'gpt2' else llama_folder)(tmp_path / 'hf')
+    if arch == 'llama':
+        from tokenizers import ByteLevelBPETokenizer
+        from data.common import gpt2_bpe_files
+        gpt2_bpe_files(tmp_path / 'hf')
+        ByteLevelBPETokenizer(str(tmp_path / 'hf' / 'vocab.json'), str(tmp_path / 'hf' / 'merges.txt')).save(
+            str(tmp_path / 'hf' / 'tokenizer.json'))
     p = run('sample.py', f'--init_from={tmp_path / "hf"}', '--device=cpu', '--num_samples=1', '--max_new_tokens=20',
             '--temperature=0.0', '--start=ROMEO:')
+    assert ('loading the tokenizer from' in p.stdout) == (arch == 'llama'), p.stdout
     from data.common import gpt2_encoding
     enc = gpt2_encoding()
     prompt = torch.tensor([enc.encode('ROMEO:')])
