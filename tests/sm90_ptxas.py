@@ -1,6 +1,6 @@
 """
 Build one of the attention kernels for the H100 (sm_90a) on any machine, GPU or not, with
-Triton's compiler and its bundled ptxas, and print ptxas's report: registers, spills and
+Triton's compiler and its ptxas, and print ptxas's report: registers, spills and
 performance warnings (C7515 and its kin: "wgmma.mma_async instructions are serialized").
 tests/test_attention.py runs it; by hand:
 
@@ -19,6 +19,7 @@ os.environ.pop("TRITON_INTERPRET", None)  # the real compiler, not the interpret
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.backends.nvidia.compiler import get_ptxas  # noqa: E402
 
 import kernels.attention as attention  # noqa: E402
 
@@ -43,12 +44,17 @@ def ptxas_report(name, block_m, block_n, num_warps, num_stages, head_dim=64, cau
         (fn.arg_names.index(k),): v for k, v in constexprs.items() if signature.get(k) == "constexpr"})
     compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32),
                               options=dict(num_warps=num_warps, num_stages=num_stages))
-    ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+    # the ptxas whose version the PTX was written for: TRITON_PTXAS_PATH where set (a newer CUDA's, whose PTX the
+    # bundled ptxas refuses), else the bundled one
+    ptxas = get_ptxas(90).path
     with tempfile.TemporaryDirectory() as tmp:
         with open(f"{tmp}/k.ptx", "w") as f:
             f.write(compiled.asm["ptx"])
-        return subprocess.run([ptxas, "-arch=sm_90a", "-v", f"{tmp}/k.ptx", "-o", f"{tmp}/k.cubin"],
-                              capture_output=True, text=True, check=True).stderr
+        p = subprocess.run([ptxas, "-arch=sm_90a", "-v", f"{tmp}/k.ptx", "-o", f"{tmp}/k.cubin"],
+                           capture_output=True, text=True)
+    if p.returncode:
+        sys.exit(f"{ptxas} exited {p.returncode}: {p.stderr.strip()} {p.stdout.strip()}")
+    return p.stderr
 
 
 if __name__ == "__main__":
