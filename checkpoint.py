@@ -73,6 +73,16 @@ def from_nanogpt(ckpt):
     return ckpt | dict(model=model, scaler={}, optimizer_names=decay + no_decay)
 
 
+def weights(init_from, out_dir, device):
+    """(GPTConfig's arguments, the state dict, the training config or None) of out_dir/ckpt.pt (init_from 'resume')
+    or of pretrained weights (hf.py): what sample.py and eval.py build their model from."""
+    if init_from != 'resume':
+        import hf
+        return *hf.load(init_from), None
+    ckpt = load(os.path.join(out_dir, 'ckpt.pt'), device)
+    return ckpt['model_args'], ckpt['model'], ckpt['config']
+
+
 def check_fits(ckpt, path, saved, asked, optimizer):
     """ValueError where the checkpoint's model (saved: its GPTConfig's fields, with the defaults of keys older
     checkpoints lack) or optimizer differs from what the run asks for (asked: some of those fields)."""

@@ -18,7 +18,8 @@ files end the program with a one-line `error: ...` on stderr and exit code 2, no
 traceback. --help lists every key with its default and the comment on its line. A script that borrows another's
 config files (bench.py takes the model of a training config) passes
 skip_unknown_in_files=True: keys in a file that the script does not have are then
-skipped, with one line naming them.
+skipped, with one line naming them. device_and_autocast() resolves the 'auto' device and dtype
+keys of sample.py and eval.py.
 """
 import os
 import re
@@ -26,6 +27,9 @@ import ast
 import sys
 import types
 import difflib
+from contextlib import nullcontext
+
+import torch
 
 CONFIG_TYPES = (int, float, bool, str, type(None))
 
@@ -119,3 +123,17 @@ def configure(g, argv=None, skip_unknown_in_files=False):
             g[key] = _checked(f"--{key}", _parse(raw, defaults[key]) if eq else True, defaults[key])
             print(f"config: {key} = {g[key]!r}")
     return {k: g[k] for k in keys}
+
+
+def device_and_autocast(device, dtype):
+    """sample.py's and eval.py's device and dtype keys resolved: 'auto' is the GPU where there is one, and bf16
+    there (fp16 where bf16 is not supported), fp32 on a CPU. Returns (device, its type, the dtype, the autocast
+    context)."""
+    if device == 'auto':
+        device = 'cuda' if torch.cuda.is_available() else 'cpu'
+    device_type = 'cuda' if 'cuda' in device else 'cpu'
+    if dtype == 'auto':
+        dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
+    ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+    ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
+    return device, device_type, ptdtype, ctx

@@ -336,7 +336,7 @@ class GPT(nn.Module):
         elif isinstance(module, nn.Embedding):
             torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
 
-    def forward(self, idx, targets=None):
+    def forward(self, idx, targets=None, all_logits=False):
         B, T = idx.size()
         if T > self.config.block_size:
             raise ValueError(f"cannot forward a sequence of length {T}: block_size is {self.config.block_size}")
@@ -352,8 +352,8 @@ class GPT(nn.Module):
             x, update = block(x, update, rope)
         x, _ = self.transformer.ln_f(x, update)
 
-        if targets is None:  # inference: only the last position's logits are needed
-            return self.lm_head(x[:, [-1], :]), None  # (B, 1, vocab_size)
+        if targets is None:  # inference: the last position's logits (sampling), or every one's (eval.py)
+            return self.lm_head(x if all_logits else x[:, [-1], :]), None  # (B, T or 1, vocab_size)
         if self.kernels['cross_entropy'] == 'triton':  # straight from x: the (B, T, vocab_size) logits never made
             loss = kernels.linear_cross_entropy(x, self.lm_head.weight, targets, ignore_index=-1,
                                                 chunk_bytes=self.loss_chunk_bytes, backend='triton')

@@ -6,16 +6,14 @@ $ python sample.py --init_from=gpt2-xl --start="What is the answer to life, the 
 """
 import os
 import sys
-from contextlib import nullcontext
 
 import torch
 
 import checkpoint
-import hf
 from kernels import choose
 from model import GPTConfig, GPT, compile_model
-from configurator import configure
-from data.common import read_meta, dataset_dir
+from configurator import configure, device_and_autocast
+from data.common import read_meta, dataset_dir, folder_tokenizer
 
 # -----------------------------------------------------------------------------
 init_from = 'resume'  # 'resume' (out_dir/ckpt.pt), 'gpt2'..'gpt2-xl' or a Hugging Face folder
@@ -40,22 +38,11 @@ compile = False
 # -----------------------------------------------------------------------------
 config = configure(globals())
 
-if device == 'auto':
-    device = 'cuda' if torch.cuda.is_available() else 'cpu'
-device_type = 'cuda' if 'cuda' in device else 'cpu'
-if dtype == 'auto':
-    dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
-ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
-ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
+device, device_type, ptdtype, ctx = device_and_autocast(device, dtype)
 torch.manual_seed(seed)
 
 try:
-    if init_from == 'resume':
-        ckpt = checkpoint.load(os.path.join(out_dir, 'ckpt.pt'), device)
-        model_args, weights, train_config = ckpt['model_args'], ckpt['model'], ckpt['config']
-        ckpt = None  # the rest (optimizer state) is not needed here
-    else:
-        (model_args, weights), train_config = hf.load(init_from), None
+    model_args, weights, train_config = checkpoint.weights(init_from, out_dir, device)
 except ValueError as e:
     sys.exit(f"error: {e}")
 gptconf = GPTConfig(**dict(model_args, dropout=0.0))  # sampling never drops out
@@ -97,12 +84,9 @@ if meta:
         sys.exit(f"error: the prompt has characters outside the model's vocabulary: {unknown!r}")
     encode = lambda s: [stoi[c] for c in s]
     decode = lambda ids: ''.join(itos[i] for i in ids)
-elif os.path.isfile(tokenizer_file):  # transformers' fast tokenizer file, read by the tokenizers library
+elif os.path.isfile(tokenizer_file):
     print(f"loading the tokenizer from {tokenizer_file}")
-    from tokenizers import Tokenizer
-    tokenizer = Tokenizer.from_file(tokenizer_file)
-    encode = lambda s: tokenizer.encode(s).ids
-    decode = lambda ids: tokenizer.decode(ids)
+    encode, decode = folder_tokenizer(tokenizer_file)
 elif gptconf.vocab_size < 50257:
     sys.exit(f"error: the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
              + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if data_dir else

@@ -190,7 +190,7 @@ try:  # bad data, checkpoints and settings are refused here, not met as a crash 
     gptconf = GPTConfig(**model_args)
     for split in ('train', 'val'):
         check_tokens(os.path.join(data_dir, f'{split}.bin'), gptconf.vocab_size, block_size,
-                     f"from {meta['path']}" if meta else f"the model's, as the dataset has no meta.json",
+                     f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json",
                      f"python data/{os.path.basename(os.path.normpath(dataset))}/prepare.py")
 except ValueError as e:
     fail(e)

@@ -166,3 +166,10 @@ def gpt2_bpe_files(folder):
     with open(os.path.join(folder, "tokenizer_config.json"), "w") as f:
         json.dump({"tokenizer_class": "GPT2Tokenizer", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>",
                    "unk_token": "<|endoftext|>"}, f, indent=2)
+
+
+def folder_tokenizer(path):
+    """(encode, decode) of a Hugging Face fast tokenizer's file (tokenizer.json), read by the tokenizers library."""
+    from tokenizers import Tokenizer
+    tokenizer = Tokenizer.from_file(path)
+    return (lambda s: tokenizer.encode(s, add_special_tokens=False).ids), tokenizer.decode  # the text's own tokens

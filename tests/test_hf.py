@@ -221,3 +221,34 @@ def test_what_cannot_load_is_a_one_line_error(tmp_path):
                'rope scaling')
     user_error(run('sample.py', f'--init_from={tmp_path / "mismatch"}', '--device=cpu', check=False),
                'does not fit the model', 'has shape')
+
+
+def test_hellaswag_scores_as_a_direct_computation(tmp_path):
+    """eval.py's batched, padded scores against transformers' model run on each ending alone: the labels are the
+    direct computation's answers by summed loss, so acc must be 5/5 and acc_norm the answers by mean loss agreeing."""
+    import torch.nn.functional as F
+    from data.common import gpt2_encoding
+    reference = gpt2_folder(tmp_path / 'hf')
+    enc = gpt2_encoding()
+    contexts = ["The cat sat", "A man is cooking dinner and", "Rain fell", "She opened the old book, and then",
+                "The team"]
+    endings = [["on the mat.", "away.", "in a tree with birds", "up"], ["burns it.", "smiles", "eats it all now.", "x"],
+               ["hard.", "on the roof all night", "down", "again and again."], ["read.", "slept", "it fell.", "wept."],
+               ["won the cup.", "lost", "went home early that day.", "cheered"]]
+    examples, agree = [], 0
+    for ctx, ends in zip(contexts, endings):
+        summed, mean = [], []
+        for ending in ends:
+            c, e = enc.encode_ordinary(ctx), enc.encode_ordinary(' ' + ending)
+            ids = torch.tensor([c + e])
+            with torch.no_grad():
+                losses = F.cross_entropy(reference(ids).logits[0, len(c) - 1:-1], ids[0, len(c):], reduction='none')
+            summed.append(losses.sum().item())
+            mean.append(losses.mean().item())
+        label = min(range(4), key=summed.__getitem__)
+        agree += label == min(range(4), key=mean.__getitem__)
+        examples.append(dict(ctx=ctx, endings=ends, label=label))
+    (tmp_path / 'hs.jsonl').write_text(''.join(json.dumps(x) + '\n' for x in examples))
+    p = run('eval.py', f'--init_from={tmp_path / "hf"}', f'--hellaswag={tmp_path / "hs.jsonl"}', '--device=cpu',
+            '--examples_per_forward=2')
+    assert f"acc 1.0000 (5/5), acc_norm {agree / 5:.4f} ({agree}/5)" in p.stdout, p.stdout
