@@ -7,7 +7,9 @@ either the old checkpoint or the new one, whole.
 
 load(): torch.load(weights_only=True), which unpickles tensors and plain Python data
 only: a checkpoint file cannot run code. A damaged, truncated or foreign file is a
-ValueError that says so; so is one whose model differs from the run's (check_fits).
+ValueError that says so; so is one whose model differs from what the run asks for
+(check_fits) or from the model's names and shapes (matched). nanoGPT's own ckpt.pt loads
+too (from_nanogpt), its AdamW state matched to ours by parameter name (restore).
 
 rng_state() / set_rng_state(): the random generators dropout draws from, so that a
 resumed run continues exactly as the uninterrupted one would have.
@@ -23,7 +25,8 @@ import signal
 import torch
 
 KEYS = ('model', 'optimizer', 'scaler', 'model_args', 'iter_num', 'best_val_loss', 'config')  # what the scripts read
-# the model_args that fix the parameters' shapes and the model's math: a resumed run must ask for the same
+# the model_args that fix the parameters' shapes and the model's math: a resumed run takes the checkpoint's, and
+# one given on the command line must equal it
 ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta',
              'gelu_approximate', 'mlp_hidden', 'head_dim', 'norm_eps', 'tie_embeddings')
 
