@@ -73,8 +73,28 @@ def _interpreter_as_on_gpu():
         return TensorHandle(exact.astype(np.float32), z.dtype.scalar)
     Builder.cast_impl, Builder.create_dot, Builder.create_fma = cast_rne, create_bf16_dot, create_fused_fma
 
+def _interpreter_patches_the_language_once():
+    """Triton 3.6's interpreter swaps triton.language's functions for its own at each launch (and puts them back
+    after), and again, never put back, at each call of a @triton.jit helper inside the kernel (tl.sum's and tl.max's
+    too): ~2 ms a call, a third of an interpreted model step. A helper whose modules are swapped already skips it."""
+    from triton.runtime import interpreter
+    patch_lang, swapped = interpreter._patch_lang, set()  # ids of the modules swapped since the launch began
+
+    def patch_lang_once(fn):
+        modules = {id(v) for v in fn.__globals__.values() if v is tl or v is tl.core}
+        if swapped and modules <= swapped:
+            return interpreter._LangPatchScope()  # nothing to put back
+        scope = patch_lang(fn)
+        if not swapped:  # a launch (a helper runs inside one): the record ends with it
+            put_back = scope.restore
+            scope.restore = lambda: (put_back(), swapped.clear())
+        swapped.update(modules)
+        return scope
+    interpreter._patch_lang = patch_lang_once
+
 if INTERPRET and TRITON_AVAILABLE:
     _interpreter_as_on_gpu()
+    _interpreter_patches_the_language_once()
 BACKENDS = ("auto", "triton", "torch")
 TRITON_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 
