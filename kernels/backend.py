@@ -214,14 +214,15 @@ def for_compile(name, fake, traceable=True):
     Registers it as the op kernels::<name> for torch.compile (one graph node, no graph
     break): with torch.library.triton_op, so that Inductor sees the Triton kernels and
     launches them from its own generated code, without a Python dispatch per call; under
-    the CPU interpreter, which cannot run on fake tensors, or with traceable=False (a
-    launcher whose body torch.compile cannot trace), as an opaque custom op whose output
+    the CPU interpreter, which cannot run on fake tensors, with traceable=False (a
+    launcher whose body torch.compile cannot trace), or with no GPU (triton_op imports
+    Inductor: seconds at each start of a script), as an opaque custom op whose output
     shapes `fake` gives. The function returned calls the op only while
     torch.compile traces; in eager mode it calls the launcher, launching the kernels
     directly: both the op's dispatch and wrap_triton's traceable path cost more Python
     time than the kernels take on the GPU (docs/perf-notes.md)."""
     def wrap(launcher):
-        if INTERPRET or not traceable:
+        if INTERPRET or not traceable or not torch.cuda.is_available():
             op = torch.library.custom_op(f"kernels::{name}", launcher, mutates_args=())
             op.register_fake(fake)
         else:

@@ -2,7 +2,7 @@
 Build one of the attention kernels for the H100 (sm_90a) on any machine, GPU or not, with
 Triton's compiler and its ptxas, and print ptxas's report: registers, spills and
 performance warnings (C7515 and its kin: "wgmma.mma_async instructions are serialized").
-tests/test_attention.py runs it; by hand:
+tests/test_attention.py builds its cases with ptxas_report() in one process; one by hand:
 
     python tests/sm90_ptxas.py _flash_attention_bwd_dkdv_kernel 32 128 4 3 --head-dim 64 --group 1
 

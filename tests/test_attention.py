@@ -11,6 +11,7 @@ On a machine without a GPU the kernels run in Triton's CPU interpreter (conftest
 on small shapes; the GPU adds GPT-2's and the benchmark's real shapes.
 """
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -264,19 +265,24 @@ BUILDS = [(p, d, c, 1) for p in KERNEL_OF_PASS
           for d, c in ((64, True), (64, False), (128, True))] + [("dkdv", 64, True, 3)]
 
 
-@pytest.mark.parametrize("pass_,head_dim,causal,group", BUILDS,
-                         ids=[f"{p}-d{d}-{'causal' if c else 'full'}-gqa{g}" for p, d, c, g in BUILDS])
-def test_h100_build_keeps_wgmma_async(pass_, head_dim, causal, group):
+@pytest.fixture(scope="module")
+def sm90_reports():
+    """ptxas's report of each build, {build: report}, all built in one process by tests/sm90_ptxas.py (without the
+    interpreter; it exits with ptxas's message where ptxas refuses the PTX)."""
+    builds = [(KERNEL_OF_PASS[p], *FA.CONFIGS[p][d][0], d, c, g) for p, d, c, g in BUILDS]  # the first candidate
+    code = ("import json, sys, sm90_ptxas\n"
+            "print(json.dumps([sm90_ptxas.ptxas_report(*b) for b in json.loads(sys.argv[1])]))")
+    p = subprocess.run([sys.executable, "-c", code, json.dumps(builds)], cwd=os.path.dirname(__file__),
+                       capture_output=True, text=True)
+    assert p.returncode == 0, f"exit {p.returncode}:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
+    return dict(zip(BUILDS, json.loads(p.stdout.splitlines()[-1])))
+
+
+@pytest.mark.parametrize("build", BUILDS, ids=[f"{p}-d{d}-{'causal' if c else 'full'}-gqa{g}" for p, d, c, g in BUILDS])
+def test_h100_build_keeps_wgmma_async(build, sm90_reports):
     """On some loop orders ptxas serializes every wgmma of a kernel (its warning C7515):
     the dK dV kernel with its masked loop first lost 10% that way. Built for sm_90a with
     the first candidate config, by Triton's compiler and its ptxas, on any machine."""
-    config = FA.CONFIGS[pass_][head_dim][0]
-    script = os.path.join(os.path.dirname(__file__), "sm90_ptxas.py")
-    args = [KERNEL_OF_PASS[pass_], *map(str, config), "--head-dim", str(head_dim), "--group", str(group)]
-    p = subprocess.run([sys.executable, script, *args] + ([] if causal else ["--not-causal"]),
-                       capture_output=True, text=True)
-    # its output on failure (ptxas's message where ptxas refused the PTX)
-    assert p.returncode == 0, f"exit {p.returncode}:\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
-    report = p.stdout
+    report = sm90_reports[build]
     assert "Used" in report and "registers" in report, report  # ptxas built it
     assert "serialized" not in report, report

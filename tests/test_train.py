@@ -5,6 +5,11 @@ import os
 import re
 import sys
 import glob
+import json
+import signal
+import tempfile
+import functools
+import threading
 import statistics
 import subprocess
 
@@ -27,11 +32,37 @@ def script_env(extra=None):
     env = {k: v for k, v in os.environ.items() if k != 'TRITON_INTERPRET'}
     return {'OMP_NUM_THREADS': '1'} | env | (extra or {})
 
-def run(script, *args, env=None, check=True):
-    """Run a repo script (or `python -c code`: run('-c', code)) as script_env() sets it up."""
-    env = script_env(env)
-    p = subprocess.run([sys.executable, *script.split(), *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                       timeout=600)
+@functools.cache
+def script_server():
+    """tests/script_server.py, one a test process, started in the scripts' environment."""
+    return subprocess.Popen([sys.executable, os.path.join(ROOT, 'tests', 'script_server.py')], cwd=ROOT,
+                            env=script_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+def forked(argv, env, timeout):
+    """subprocess.run(['python', *argv], capture_output=True, text=True) by tests/script_server.py's fork."""
+    server = script_server()
+    with tempfile.TemporaryDirectory() as tmp:
+        out, err = os.path.join(tmp, 'out'), os.path.join(tmp, 'err')
+        server.stdin.write(json.dumps(dict(argv=argv, env=env, cwd=ROOT, out=out, err=err)) + '\n')
+        server.stdin.flush()
+        timer = threading.Timer(timeout, os.kill, (json.loads(server.stdout.readline())['pid'], signal.SIGKILL))
+        timer.start()
+        returncode = json.loads(server.stdout.readline())['returncode']
+        timer.cancel()
+        with open(out) as stdout, open(err) as stderr:
+            p = subprocess.CompletedProcess(argv, returncode, stdout.read(), stderr.read())
+    if returncode == -signal.SIGKILL:
+        raise subprocess.TimeoutExpired(argv, timeout, p.stdout, p.stderr)
+    return p
+
+def run(script, *args, env=None, check=True, timeout=600):
+    """Run a repo script (or `python -c code`: run('-c', code)) as script_env() sets it up, forked from
+    tests/script_server.py; `-m module ...` (torchrun) as a process of its own."""
+    argv, env = [*script.split(), *args], script_env(env)
+    if argv[0] == '-m':
+        p = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    else:
+        p = forked(argv, env, timeout)
     if check:
         assert p.returncode == 0, f"{script} failed:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
     return p
