@@ -16,7 +16,7 @@ import torch.nn.functional as F
 import checkpoint
 from model import GPTConfig, GPT
 from configurator import configure, device_and_autocast
-from data.common import gpt2_encoding, folder_tokenizer
+from data.common import subword_tokenizer
 
 # -----------------------------------------------------------------------------
 init_from = 'resume'  # 'resume' (out_dir/ckpt.pt), 'gpt2'..'gpt2-xl' or a Hugging Face folder
@@ -56,14 +56,11 @@ try:
 except ValueError as e:
     sys.exit(f"error: {e}")
 model.eval().to(device)
-tokenizer_file = os.path.join(init_from, 'tokenizer.json')
-if os.path.isfile(tokenizer_file):
-    encode = folder_tokenizer(tokenizer_file)[0]
-elif model.config.vocab_size >= 50257:
-    encode = gpt2_encoding().encode_ordinary
-else:
+subword = subword_tokenizer(init_from, model.config.vocab_size)
+if subword is None:
     sys.exit(f"error: the model has {model.config.vocab_size} tokens: HellaSwag needs GPT-2 BPE or a folder's "
              f"tokenizer.json")
+encode = subword[0]
 if not hellaswag:
     hellaswag = os.path.join('data', 'hellaswag', 'hellaswag_val.jsonl')
     if not os.path.exists(hellaswag):

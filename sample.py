@@ -13,7 +13,7 @@ import checkpoint
 from kernels import choose
 from model import GPTConfig, GPT, compile_model
 from configurator import configure, device_and_autocast
-from data.common import read_meta, dataset_dir, folder_tokenizer
+from data.common import read_meta, dataset_dir, subword_tokenizer
 
 # -----------------------------------------------------------------------------
 init_from = 'resume'  # 'resume' (out_dir/ckpt.pt), 'gpt2'..'gpt2-xl' or a Hugging Face folder
@@ -71,7 +71,6 @@ try:
     meta = data_dir and read_meta(data_dir)
 except ValueError as e:
     sys.exit(f"error: {e}")
-tokenizer_file = os.path.join(init_from, 'tokenizer.json')
 if meta:
     print(f"loading the vocabulary from {meta['path']}")
     if meta['vocab_size'] != gptconf.vocab_size:
@@ -84,19 +83,14 @@ if meta:
         sys.exit(f"error: the prompt has characters outside the model's vocabulary: {unknown!r}")
     encode = lambda s: [stoi[c] for c in s]
     decode = lambda ids: ''.join(itos[i] for i in ids)
-elif os.path.isfile(tokenizer_file):
-    print(f"loading the tokenizer from {tokenizer_file}")
-    encode, decode = folder_tokenizer(tokenizer_file)
-elif gptconf.vocab_size < 50257:
-    sys.exit(f"error: the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
-             + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if data_dir else
-                f"{init_from} has no tokenizer.json"))
 else:
-    print("no meta.json: using GPT-2 BPE")
-    from data.common import gpt2_encoding
-    enc = gpt2_encoding()
-    encode = lambda s: enc.encode(s, allowed_special={"<|endoftext|>"})
-    decode = lambda ids: enc.decode(ids)
+    subword = subword_tokenizer(init_from, gptconf.vocab_size)
+    if subword is None:
+        sys.exit(f"error: the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
+                 + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if data_dir else
+                    f"{init_from} has no tokenizer.json"))
+    encode, decode, source = subword
+    print(f"the tokenizer: {source}")
 
 start_ids = encode(start)
 if not start_ids:

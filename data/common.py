@@ -168,8 +168,16 @@ def gpt2_bpe_files(folder):
                    "unk_token": "<|endoftext|>"}, f, indent=2)
 
 
-def folder_tokenizer(path):
-    """(encode, decode) of a Hugging Face fast tokenizer's file (tokenizer.json), read by the tokenizers library."""
-    from tokenizers import Tokenizer
-    tokenizer = Tokenizer.from_file(path)
-    return (lambda s: tokenizer.encode(s, add_special_tokens=False).ids), tokenizer.decode  # the text's own tokens
+def subword_tokenizer(init_from, vocab_size):
+    """(encode, decode, where from) of a model without a character vocabulary: its Hugging Face folder's
+    tokenizer.json (the tokenizers library; the text's own tokens, none added) where init_from is a folder holding
+    one, else GPT-2's BPE where the model's vocabulary holds it (None otherwise)."""
+    path = os.path.join(init_from, 'tokenizer.json')
+    if os.path.isfile(path):
+        from tokenizers import Tokenizer
+        tokenizer = Tokenizer.from_file(path)
+        return (lambda s: tokenizer.encode(s, add_special_tokens=False).ids), tokenizer.decode, path
+    if vocab_size < 50257:
+        return None
+    enc = gpt2_encoding()
+    return (lambda s: enc.encode(s, allowed_special={"<|endoftext|>"})), enc.decode, "GPT-2 BPE"

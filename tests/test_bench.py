@@ -16,16 +16,18 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from bench_kernels import CSV_COLUMNS, PASSES
+from test_train import run
+
+
+def bench_run(tmp_path, *args, interpret=False, check=True):
+    """bench.py on the CPU (CUDA hidden), as tests/test_train.py runs the scripts; Triton's interpreter if asked."""
+    return run('bench.py', f'--bench_dir={tmp_path}', *args, check=check,
+               env={'CUDA_VISIBLE_DEVICES': ''} | ({'TRITON_INTERPRET': '1'} if interpret else {}))
 
 
 def bench(tmp_path, *args, interpret=False):
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES='')
-    env.pop('TRITON_INTERPRET', None)
-    if interpret:
-        env['TRITON_INTERPRET'] = '1'
-    p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', *args], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
+    """The output of a bench.py run that succeeds on the CPU."""
+    p = bench_run(tmp_path, *args, interpret=interpret)
     assert "no CUDA here" in p.stdout
     return p.stdout
 
@@ -63,9 +65,7 @@ def test_variants_runs_only_those_asked(tmp_path):
 
 
 def test_unknown_variant_is_a_one_line_error(tmp_path):
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES='')
-    p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', '--variants=kernel eager'], cwd=ROOT,
-                       env=env, capture_output=True, text=True, timeout=600)
+    p = bench_run(tmp_path, '--variants=kernel eager', check=False)
     assert p.returncode != 0 and 'Traceback' not in p.stderr, p.stderr
     assert p.stderr.strip() == ("error: variants ['kernel eager'] are not among ['baseline eager', 'kernels eager'] "
                                 "(no compiled or graphed variants without CUDA)")
@@ -116,12 +116,10 @@ def test_nanogpts_own_model_runs_beside_the_baselines(tmp_path):
     assert list(r['train_step']) == ['nanogpt eager', 'baseline eager', 'kernels eager']
     run = r['train_step']['nanogpt eager']
     assert run['kernels'] is None and run['ms'] > 0 and math.isfinite(run['final_loss'])
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES='')
     for args, error in ((['--nanogpt=missing.py'], "error: nanogpt='missing.py': no such file"),
                         ([f'--nanogpt={model_py}', '--arch=llama'],
                          f"error: nanogpt='{model_py}': nanoGPT's model is GPT-2 only")):
-        p = subprocess.run([sys.executable, 'bench.py', f'--bench_dir={tmp_path}', *args], cwd=ROOT, env=env,
-                           capture_output=True, text=True, timeout=600)
+        p = bench_run(tmp_path, *args, check=False)
         assert p.returncode != 0 and p.stderr.strip() == error, p.stderr
 
 

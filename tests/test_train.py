@@ -133,7 +133,7 @@ def test_gpt2_bpe_dataset_train_and_sample(tmp_path):
     assert "number of parameters" in p.stdout and "vocab_size" not in p.stdout  # no meta.json: GPT-2's 50304
     p = run('sample.py', f'--out_dir={tmp_path}/out', '--device=cpu', '--num_samples=1', '--max_new_tokens=10',
             '--start=ROMEO:')
-    assert "no meta.json: using GPT-2 BPE" in p.stdout and "ROMEO:" in p.stdout
+    assert "the tokenizer: GPT-2 BPE\n" in p.stdout and "ROMEO:" in p.stdout
 
 def test_autocast_residual_reaches_the_model(data_root, tmp_path):
     """train.py hands autocast_residual to the model (which the model tests check the stream of),
