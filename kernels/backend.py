@@ -76,7 +76,8 @@ def _interpreter_as_on_gpu():
 def _interpreter_patches_the_language_once():
     """Triton 3.6's interpreter swaps triton.language's functions for its own at each launch (and puts them back
     after), and again, never put back, at each call of a @triton.jit helper inside the kernel (tl.sum's and tl.max's
-    too): ~2 ms a call, a third of an interpreted model step. A helper whose modules are swapped already skips it."""
+    too), reading every member of the language each time: a large share of an interpreted model step. A helper
+    whose modules are swapped already skips it (docs/perf-notes.md)."""
     from triton.runtime import interpreter
     patch_lang, swapped = interpreter._patch_lang, set()  # ids of the modules swapped since the launch began
 
@@ -216,8 +217,8 @@ def for_compile(name, fake, traceable=True):
     launches them from its own generated code, without a Python dispatch per call; under
     the CPU interpreter, which cannot run on fake tensors, with traceable=False (a
     launcher whose body torch.compile cannot trace), or with no GPU (triton_op imports
-    Inductor: seconds at each start of a script), as an opaque custom op whose output
-    shapes `fake` gives. The function returned calls the op only while
+    Inductor, slow, for scripts that never run a kernel), as an opaque custom op whose
+    output shapes `fake` gives. The function returned calls the op only while
     torch.compile traces; in eager mode it calls the launcher, launching the kernels
     directly: both the op's dispatch and wrap_triton's traceable path cost more Python
     time than the kernels take on the GPU (docs/perf-notes.md)."""
