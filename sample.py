@@ -4,7 +4,6 @@ $ python sample.py --out_dir=out-shakespeare-char --start="ROMEO:" --num_samples
 $ python sample.py --init_from=gpt2-xl --start="What is the answer to life, the universe, and everything?"
 --start is the prompt, or FILE:path to read it from a file.
 """
-import os
 import sys
 
 import torch
