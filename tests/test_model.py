@@ -21,7 +21,7 @@ def build(config, setting, device=None, overrides=None, **kw):
     device_type = device or ('cuda' if torch.cuda.is_available() else 'cpu')
     return GPT(config, resolve(setting, config, device_type, overrides), **kw)
 
-def batch(device, B=2, T=30, V=67):
+def batch(device, B=2, T=15, V=67):
     g = torch.Generator().manual_seed(0)
     return (torch.randint(V, (B, T), generator=g).to(device), torch.randint(V, (B, T), generator=g).to(device))
 
@@ -118,7 +118,7 @@ def test_loss_chunk_reaches_the_loss_and_changes_only_rounding(device, monkeypat
         _, loss = model(*batch(device))
         loss.backward()
         runs.append([loss] + [p.grad for p in model.parameters()])
-    assert given == [400 * 2**20, 104] and chunks == [64, 8]  # 2 x 30 rows: one chunk (of 64), then 8 (the last of 4)
+    assert given == [400 * 2**20, 104] and chunks == [32, 8]  # 2 x 15 rows: one chunk (of 32), then 8 (the last of 6)
     for one, many in zip(*runs):
         torch.testing.assert_close(many, one, rtol=1e-5, atol=1e-6)
     build(tiny_config('gpt2'), 'triton', device, recompute='mlp').to(device)(*batch(device))
