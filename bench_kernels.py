@@ -93,7 +93,7 @@ class CaseMaker:
 
     def swiglu(self, M, N, **plot):  # gate and up: the two halves of one projection, as in the model
         return Case('swiglu', f"{M}x{N}", lambda: [self.act(M, 2 * N)],
-                    lambda be: lambda fc: kernels.swiglu(*fc.chunk(2, dim=-1), backend=be),
+                    lambda be: lambda fc: kernels.swiglu(fc, backend=be),
                     (3 * M * N * self.es, 5 * M * N * self.es), **plot)
 
     def rotary(self, B, H, Hkv, T, D, packed=False, **plot):

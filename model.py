@@ -180,8 +180,8 @@ class CausalSelfAttention(nn.Module):
         return self.resid_dropout(linear(y, self.c_proj.weight, self.c_proj.bias))
 
 def activation(swiglu, approximate, backend, a, b):
-    """The MLP's activation: swiglu(gate=a, up=b), or gelu(a + b) with b c_fc's bias or None."""
-    return kernels.swiglu(a, b, backend=backend) if swiglu else kernels.gelu(a, b, approximate, backend=backend)
+    """The MLP's activation: swiglu(a), a = [gate, up], or gelu(a + b) with b c_fc's bias or None."""
+    return kernels.swiglu(a, backend=backend) if swiglu else kernels.gelu(a, b, approximate, backend=backend)
 
 class LinearOfActivation(torch.autograd.Function):
     """F.linear(activation(a, b), weight, bias), keeping the activation's inputs but not its output, which
@@ -203,7 +203,7 @@ class LinearOfActivation(torch.autograd.Function):
             dy2 = dy.reshape(-1, dy.shape[-1])  # (B * T, C), in the dtype the forward's product ran in
             d_hidden = dy2.mm(weight.to(dy.dtype)).view(*a.shape[:-1], -1).to(ctx.hidden_dtype)  # (B, T, hidden)
             if ctx.swiglu:
-                da, db, hidden = kernels.swiglu_backward(d_hidden, a, b, backend=ctx.backend)
+                (da, hidden), db = kernels.swiglu_backward(d_hidden, a, backend=ctx.backend), None
             else:
                 da, db, hidden = kernels.gelu_backward(d_hidden, a, b, ctx.approximate, backend=ctx.backend)
             hidden = hidden.reshape(dy2.shape[0], -1).to(dy.dtype)  # (B * T, hidden)
@@ -245,12 +245,12 @@ class MLP(nn.Module):
     def after_fc(self, fc, keep_activation=True):
         """The MLP from c_fc's product fc on (the block makes it with its second norm: Norm.linear).
         keep_activation=False: the backward makes the activation's output again (LinearOfActivation)."""
-        a, b = fc.chunk(2, dim=-1) if self.swiglu else (fc, self.c_fc.bias if self.bias_in_gelu else None)
+        b = self.c_fc.bias if self.bias_in_gelu else None  # swiglu: fc holds gate and up side by side
         if keep_activation:
-            hidden = activation(self.swiglu, self.approximate, self.backend, a, b)
+            hidden = activation(self.swiglu, self.approximate, self.backend, fc, b)
             return self.dropout(linear(hidden, self.c_proj.weight, self.c_proj.bias))
         return self.dropout(LinearOfActivation.apply(self.swiglu, self.approximate, self.backend, self.c_proj.weight,
-                                                     self.c_proj.bias, a, b))
+                                                     self.c_proj.bias, fc, b))
 
 def recomputed(module, *args, dropout):
     """module(*args) with its activations freed after the forward and made again in the backward. Each op is

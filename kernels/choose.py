@@ -123,7 +123,7 @@ def op_cases(ops, config, B, dtype, device, recompute='none'):
                  lambda be: lambda h, b: kernels.gelu(h, b, config.gelu_approximate, backend=be)),
         # views of one projection, read in place, as in the model (the gradient reaches the projection)
         'swiglu': (f"{B}x{T}x{H}", lambda: [act(B, T, 2 * H)],
-                   lambda be: lambda fc: kernels.swiglu(*fc.chunk(2, dim=-1), backend=be)),
+                   lambda be: lambda fc: kernels.swiglu(fc, backend=be)),
         # both on the packed projection: PyTorch's side includes its concatenations of q, k, v and their gradients
         'rotary': (f"{B}x{nh}+{nkv}x{T}x{hs} packed", lambda: [act(B, T, nh + 2 * nkv, hs), cos, sin],
                    lambda be: lambda qkv, c, s: kernels.rotary_qkv(qkv, nh + nkv, c, s, backend=be)),

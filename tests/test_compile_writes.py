@@ -18,7 +18,7 @@ WRITES = {
     "_gelu_fwd_kernel": ["Y"],
     "_gelu_bwd_kernel": ["DBias", "DX", "Y"],
     "_swiglu_fwd_kernel": ["Y"],
-    "_swiglu_bwd_kernel": ["DA", "DB", "Y"],
+    "_swiglu_bwd_kernel": ["DX", "Y"],
     "_rotary_kernel": ["Y"],
     "_flash_attention_fwd_kernel": ["LSE", "O"],
     "_flash_attention_bwd_dq_kernel": ["DELTA", "DQ"],
