@@ -14,6 +14,7 @@ import functools
 import contextlib
 
 import torch
+import torch._functorch.config
 # private: eager launches skip the traceable path
 from torch._library.triton import set_wrap_triton_enabled, is_wrap_triton_enabled
 from torch.library import wrap_triton
@@ -237,6 +238,11 @@ def for_compile(name, fake, traceable=True):
                 return launcher(*args)
         return call
     return wrap
+
+# The kernels' autograd Functions (and model.py's) sit in the compiled training graph, whose forward and backward
+# Dynamo traces into the graph that AOTAutograd's cache key hashes: that cache may take such graphs (PyTorch's default
+# bypasses it), and a warm start reads the compiled forward and backward instead of tracing them again.
+torch._functorch.config.autograd_cache_allow_custom_autograd_functions = True
 
 def launch(kernel):
     """What the launchers call as launch(kernel)[grid](*args, **meta): wrap_triton's traceable

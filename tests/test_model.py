@@ -314,6 +314,12 @@ def test_compile_model_gives_eagers_loss_and_gradients(gelu, recompute, device):
         torch.testing.assert_close(loss, runs[0][0], rtol=1e-5, atol=0)
         for g, ref in zip(grads, runs[0][1]):
             torch.testing.assert_close(g, ref, rtol=1e-4, atol=1e-6)
+    if recompute == 'activation':  # autograd Functions in the graph (LinearOfNorm's, LinearOfActivation's): compiled
+        counters = torch._dynamo.utils.counters['aot_autograd']  # again, it is read from AOTAutograd's cache
+        counters.clear()
+        torch._dynamo.reset()
+        compile_model(model)(*batch(device))[1].backward()
+        assert counters['autograd_cache_hit'] == 1 and counters['autograd_cache_bypass'] == 0, dict(counters)
 
 @pytest.mark.parametrize("recompute", RECOMPUTE)
 @pytest.mark.parametrize("triton_activation", [False, True])
