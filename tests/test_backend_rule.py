@@ -26,7 +26,7 @@ def cases(device, dtype=torch.float32):
         'rms_norm': ('norm', lambda b: lambda x, w: kernels.rms_norm(x, w, backend=b), [rand(4, 32), rand(32)], ()),
         'rotary': ('rotary', lambda b: lambda x, c, s: kernels.rotary(x, c, s, backend=b),
                    [rand(2, 3, 8, 16), cos, sin], (1, 2)),
-        'swiglu': ('swiglu', lambda b: lambda g, u: kernels.swiglu(g, u, backend=b), [rand(4, 32), rand(4, 32)], ()),
+        'swiglu': ('swiglu', lambda b: lambda x: kernels.swiglu(x, backend=b), [rand(4, 64)], ()),
         'gelu': ('gelu', lambda b: lambda x, bias: kernels.gelu(x, bias, backend=b), [rand(4, 32), rand(32)], ()),
     }
 
