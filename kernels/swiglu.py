@@ -80,13 +80,14 @@ def _halves(x):
         raise ValueError(f"swiglu: x {tuple(x.shape)} must have an even last dim (gate and up, side by side)")
     return as_rows(x), x.shape[-1] // 2
 
-def _fake_swiglu_fwd(x):
+def _empty_y(x):
+    """y's tensor for x (the fake forward under torch.compile, and the launchers' own)."""
     return x.new_empty((*x.shape[:-1], x.shape[-1] // 2))
 
-@for_compile("swiglu_fwd", _fake_swiglu_fwd)
+@for_compile("swiglu_fwd", _empty_y)
 def swiglu_fwd(x: torch.Tensor) -> torch.Tensor:
     rows, N = _halves(x)
-    y = x.new_empty((*x.shape[:-1], N))
+    y = _empty_y(x)
     if y.numel() > 0:
         grid, block = _grid(rows.shape[0], N)
         launch(_swiglu_fwd_kernel)[grid](rows, y, N, rows.stride(0), BLOCK_N=block, num_warps=NUM_WARPS)
@@ -96,7 +97,7 @@ def _fake_swiglu_bwd(dy, x):
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 def _fake_swiglu_bwd_with_y(dy, x):
-    return _fake_swiglu_bwd(dy, x), _fake_swiglu_fwd(x)
+    return _fake_swiglu_bwd(dy, x), _empty_y(x)
 
 def _swiglu_bwd(dy, x, y):
     """dx by the backward kernel, which also writes the forward's output into y unless y is None: the
@@ -120,7 +121,7 @@ def swiglu_bwd(dy: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 @for_compile("swiglu_bwd_with_y", _fake_swiglu_bwd_with_y)
 def swiglu_bwd_with_y(dy: torch.Tensor, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
     """swiglu_bwd's dx, and the forward's output made again in the same pass."""
-    y = _fake_swiglu_fwd(x)
+    y = _empty_y(x)
     return _swiglu_bwd(dy, x, y), y
 
 class SwiGLUFunction(torch.autograd.Function):
