@@ -72,6 +72,25 @@ def test_a_transformers_folder_loads_with_its_logits(arch, tie, tmp_path):
     assert_same_logits(model, reference)
 
 
+def test_a_gpt2_size_comes_from_the_hub(tmp_path, monkeypatch):
+    """init_from='gpt2-medium' (a size, as nanoGPT names them): huggingface_hub's snapshot_download of the
+    openai-community repository, config.json and model.safetensors only (here a stand-in serving a tiny folder);
+    without a network, a one-line error that names a local copy as the way out."""
+    import huggingface_hub
+    reference, asked = gpt2_folder(tmp_path), []
+    monkeypatch.setattr(huggingface_hub, 'snapshot_download',
+                        lambda repo_id, **kw: asked.append((repo_id, kw)) or str(tmp_path))
+    assert_same_logits(ours('gpt2-medium'), reference)
+    assert asked == [('openai-community/gpt2-medium', dict(allow_patterns=['config.json', 'model.safetensors']))]
+
+    def offline(repo_id, **kw):
+        raise OSError("no network here\n(a second line)")
+    monkeypatch.setattr(huggingface_hub, 'snapshot_download', offline)
+    with pytest.raises(ValueError, match=r"^cannot download gpt2 from the Hugging Face hub \(no network here\):"
+                                         r" pass the path of a local copy instead$"):
+        hf.load('gpt2')
+
+
 def test_the_shards_or_a_pickle_load_alike(tmp_path):
     reference = llama_folder(tmp_path / 'one')
     reference.save_pretrained(tmp_path / 'shards', max_shard_size='200KB')
