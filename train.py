@@ -22,12 +22,13 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
 import hf
+import hellaswag as hs
 from kernels import choose
 from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
 from configurator import configure, command_line_keys
-from data.common import read_meta, check_tokens, dataset_dir
+from data.common import read_meta, check_tokens, dataset_dir, subword_tokenizer
 
 # -----------------------------------------------------------------------------
 # default config values: GPT-2 (124M) on OpenWebText
@@ -38,6 +39,7 @@ log_interval = 1  # print the loss every this many iterations
 eval_iters = 200  # batches per split in an evaluation
 eval_only = False  # evaluate once and exit
 always_save_checkpoint = True  # else only when val loss improves (a stop by signal saves either way)
+hellaswag = None  # HellaSwag scored at every eval: a jsonl of its format, or '' for the validation set (downloaded)
 init_from = 'scratch'  # 'scratch', 'resume' (out_dir/ckpt.pt, ours or nanoGPT's), 'gpt2'..'gpt2-xl' or a HF folder
 wandb_log = False  # log to Weights & Biases (WANDB_MODE=offline works without a network)
 wandb_project = 'owt'  # its project
@@ -192,6 +194,12 @@ try:  # bad data, checkpoints and settings are refused here, not met as a crash 
         check_tokens(os.path.join(data_dir, f'{split}.bin'), gptconf.vocab_size, block_size,
                      f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json",
                      f"python data/{os.path.basename(os.path.normpath(dataset))}/prepare.py")
+    if hellaswag is not None:  # read (or downloaded) now: a bad file is refused here, not at the first eval
+        subword = subword_tokenizer(init_from, gptconf.vocab_size)
+        if subword is None:
+            raise ValueError(f"hellaswag needs a model of GPT-2 BPE or of a folder's tokenizer.json, not one of "
+                             f"{gptconf.vocab_size} tokens")
+        hellaswag_examples, hellaswag_encode = hs.read(hellaswag), subword[0]
 except ValueError as e:
     fail(e)
 if meta:
@@ -272,6 +280,8 @@ def estimate_loss():
                 _, loss = model(X, Y)
             losses[k] = loss.item()
         out[split] = losses.mean().item()
+    if hellaswag is not None:  # the plain module: its padded rows take no recompilation
+        out['hellaswag'] = hs.right_answers(raw_model, hellaswag_examples, hellaswag_encode, device, ctx)
     model.train()
     return out
 
@@ -406,8 +416,12 @@ try:
             if master_process:
                 losses = estimate_loss()
                 print(f"step {iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
+                if hellaswag is not None:
+                    print(f"step {iter_num}: {hs.summary(losses['hellaswag'], len(hellaswag_examples))}")
                 if wandb_log:
-                    wandb.log({'iter': iter_num, 'train/loss': losses['train'], 'val/loss': losses['val'], 'lr': lr})
+                    wandb.log({'iter': iter_num, 'train/loss': losses['train'], 'val/loss': losses['val'], 'lr': lr}
+                              | ({'hellaswag/acc_norm': losses['hellaswag'][1] / len(hellaswag_examples)}
+                                 if hellaswag is not None else {}))
                 if (losses['val'] < best_val_loss or always_save_checkpoint) and not eval_only:
                     best_val_loss = min(best_val_loss, losses['val'])
                     if iter_num > 0:

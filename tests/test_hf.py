@@ -272,3 +272,22 @@ def test_hellaswag_scores_as_a_direct_computation(tmp_path):
     p = run('eval.py', f'--init_from={tmp_path / "hf"}', f'--hellaswag={tmp_path / "hs.jsonl"}', '--device=cpu',
             '--examples_per_forward=2')
     assert f"acc 1.0000 (5/5), acc_norm {agree / 5:.4f} ({agree}/5)" in p.stdout, p.stdout
+
+    # train.py scores the same file at every eval: at iter 0 the weights are the folder's
+    import numpy as np
+    for split in ('train', 'val'):
+        np.random.default_rng(0).integers(VOCAB, size=4096).astype(np.uint16).tofile(tmp_path / f'{split}.bin')
+    p = run('train.py', *TINY, f'--init_from={tmp_path / "hf"}', f'--dataset={tmp_path}', '--block_size=16',
+            f'--out_dir={tmp_path / "out"}', f'--hellaswag={tmp_path / "hs.jsonl"}', '--device=cpu', '--max_iters=0',
+            '--eval_interval=1', '--eval_iters=1', '--gradient_accumulation_steps=1')
+    assert f"step 0: hellaswag: 5 examples, acc 1.0000 (5/5), acc_norm {agree / 5:.4f} ({agree}/5)\n" in p.stdout, \
+        p.stdout
+    user_error(run('train.py', *TINY, f'--init_from={tmp_path / "hf"}', f'--dataset={tmp_path}', '--block_size=16',
+                   f'--hellaswag={tmp_path / "none.jsonl"}', '--device=cpu', check=False),
+               'cannot read HellaSwag examples', 'none.jsonl')
+    (tmp_path / 'char').mkdir()  # a character-level dataset
+    (tmp_path / 'char' / 'meta.json').write_text(json.dumps({'chars': [chr(i) for i in range(65, 91)]}))
+    for split in ('train', 'val'):
+        np.zeros(4096, dtype=np.uint16).tofile(tmp_path / 'char' / f'{split}.bin')
+    user_error(run('train.py', *TINY, f'--dataset={tmp_path / "char"}', f'--hellaswag={tmp_path / "hs.jsonl"}',
+                   '--device=cpu', check=False), 'hellaswag needs a model of GPT-2 BPE')
