@@ -91,6 +91,36 @@ def test_a_gpt2_size_comes_from_the_hub(tmp_path, monkeypatch):
         hf.load('gpt2')
 
 
+# config.json of real models as published on the hub, with their parameter counts
+REAL = {'SmolLM2-135M': (134_515_008, dict(
+            model_type='llama', hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
+            num_key_value_heads=3, head_dim=64, hidden_act='silu', max_position_embeddings=8192, rms_norm_eps=1e-5,
+            rope_theta=100000, rope_scaling=None, attention_bias=False, mlp_bias=False, tie_word_embeddings=True,
+            vocab_size=49152)),
+        'TinyLlama-1.1B': (1_100_048_384, dict(
+            model_type='llama', hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
+            num_attention_heads=32, num_key_value_heads=4, hidden_act='silu', max_position_embeddings=2048,
+            rms_norm_eps=1e-5, rope_theta=10000.0, rope_scaling=None, tie_word_embeddings=False, vocab_size=32000)),
+        'gpt2-xl': (1_557_611_200, dict(
+            model_type='gpt2', n_embd=1600, n_layer=48, n_head=25, n_positions=1024, activation_function='gelu_new',
+            layer_norm_epsilon=1e-5, vocab_size=50257))}
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_real_models_map_at_full_size(name, tmp_path):
+    """Every tensor of the real model (built by transformers from its config.json, on the meta device: shapes, no
+    memory) goes to a parameter of ours of the same shape, and the counts are the published ones."""
+    count, config = REAL[name]
+    (tmp_path / 'config.json').write_text(json.dumps(config))
+    args = hf.model_args(hf.read_config(tmp_path), tmp_path)
+    with torch.device('meta'):
+        reference = (GPT2LMHeadModel(GPT2Config(**config)) if config['model_type'] == 'gpt2'
+                     else LlamaForCausalLM(LlamaConfig(**config)))
+        model = GPT(GPTConfig(**args))
+    checkpoint.matched(model.state_dict(), hf.ours_from_hf(reference.state_dict(), args), name)
+    assert sum(p.numel() for p in model.parameters()) == reference.num_parameters() == count
+
+
 def test_the_shards_or_a_pickle_load_alike(tmp_path):
     reference = llama_folder(tmp_path / 'one')
     reference.save_pretrained(tmp_path / 'shards', max_shard_size='200KB')
