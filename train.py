@@ -18,11 +18,13 @@ from contextlib import nullcontext
 import numpy as np
 import torch
 import torch.distributed as dist
+from torch.distributed.tensor import DTensor
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
 import hf
 import hellaswag as hs
+import parallel
 from kernels import choose
 from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
@@ -85,6 +87,7 @@ min_lr = 6e-5  # minimum learning rate, should be ~= learning_rate/10 per Chinch
 # DDP settings
 backend = 'nccl'  # 'nccl', 'gloo', etc. (CPU ranks always use gloo)
 ddp_timeout = 600  # seconds a rank waits for the others: a dead or hung rank ends the run
+parallelism = 'ddp'  # under torchrun: 'ddp' (every rank keeps the whole model) or 'fsdp' (parallel.py: sharded)
 # system
 device = 'auto'  # 'auto', 'cpu', 'cuda', 'cuda:1', 'mps'
 dtype = 'auto'  # 'auto' (bf16 where supported, else fp16 on CUDA, fp32 elsewhere), 'float32', 'bfloat16', 'float16'
@@ -97,15 +100,6 @@ config = configure(globals())
 def fail(message):
     """One line on stderr, a non-zero exit, no traceback: for what the user can fix."""
     sys.exit(f"error: {message}")
-
-def replicas_agree(tensors, what):
-    """Whether every DDP rank holds the same values of `tensors` (a sha256 of each rank's), said in one line."""
-    digest = hashlib.sha256(b''.join(t.detach().float().cpu().numpy().tobytes() for t in tensors)).hexdigest()
-    digests = [None] * ddp_world_size
-    dist.all_gather_object(digests, digest)
-    print(f"ddp: {what} identical on all {ddp_world_size} ranks (sha256 {digest[:12]})" if len(set(digests)) == 1
-          else f"ddp: WARNING: {what} differ across ranks: {digests}")
-    return len(set(digests)) == 1
 
 # devices and DDP -------------------------------------------------------------
 if device == 'auto':
@@ -130,7 +124,7 @@ if ddp:
              f"DDP ranks: use --gradient_accumulation_steps={ddp_world_size} or a multiple of it")
     gradient_accumulation_steps //= ddp_world_size
 else:
-    ddp_rank, ddp_world_size, master_process = 0, 1, True
+    ddp_rank, ddp_world_size, master_process, control_group = 0, 1, True, None
 if not master_process:  # one copy of every log line
     sys.stdout = open(os.devnull, 'w')
 tokens_per_iter = gradient_accumulation_steps * ddp_world_size * batch_size * block_size
@@ -150,8 +144,15 @@ if ptdtype is None:
 ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
 if optimizer not in ('adamw', 'muon'):
     fail(f"optimizer must be 'adamw' or 'muon', got {optimizer!r}")
+if parallelism not in ('ddp', 'fsdp'):
+    fail(f"parallelism must be 'ddp' or 'fsdp', got {parallelism!r}")
+fsdp = ddp and parallelism == 'fsdp'  # one process: nothing to shard
+not_yet = {"optimizer='muon'": optimizer == 'muon', "dtype='float16'": ptdtype == torch.float16,
+           "init_from='resume'": init_from == 'resume'}  # what FSDP's path does not take yet
+if fsdp and any(not_yet.values()):
+    fail(f"parallelism='fsdp' does not take {' or '.join(k for k, v in not_yet.items() if v)} yet: use 'ddp'")
 if cuda_graph:  # what the recorded step cannot hold: another graph, a host sync
-    why_not = ("it needs CUDA" if device_type != 'cuda' else
+    why_not = ("it needs CUDA" if device_type != 'cuda' else "not under parallelism='fsdp'" if fsdp else
                "optimizer='muon' records CUDA graphs of its own" if optimizer != 'adamw' else
                "not with fp16 (its loss scaler is not written for replay)" if ptdtype == torch.float16 else
                "not with recompute and dropout (the recomputation replays dropout's draws from a random state the "
@@ -210,7 +211,8 @@ def get_batch(split, name):
     split, name) alone: a resumed run reads the batches the uninterrupted one would, every eval the same ones."""
     # a new memmap per batch: a long-lived one grows the process's memory (numpy keeps pages)
     data = np.memmap(os.path.join(data_dir, f'{split}.bin'), dtype=np.uint16, mode='r')
-    key = hashlib.sha256(f"{seed} {ddp_rank} {split} {name}".encode()).digest()
+    rank = 0 if name.startswith('eval') else ddp_rank  # every rank evaluates the same batches (FSDP's together)
+    key = hashlib.sha256(f"{seed} {rank} {split} {name}".encode()).digest()
     ix = torch.randint(len(data) - block_size, (batch_size,), generator=torch.Generator().manual_seed(
         int.from_bytes(key[:8], 'little')))
     x = torch.stack([torch.from_numpy(data[i:i + block_size].astype(np.int64)) for i in ix])
@@ -242,6 +244,8 @@ if ckpt is not None:
     iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
     print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
 model.to(device)
+if fsdp:  # before the optimizer, which then holds the shards
+    parallel.shard(model, ptdtype)
 
 scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
 optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type,
@@ -258,14 +262,14 @@ if compile:
     model = compile_model(model)
 if cuda_graph:  # made here: DDP must be built on the stream the step is recorded on (step_graph.py)
     graph_stream = torch.cuda.Stream()
-if ddp:
+if ddp and not fsdp:
     with torch.cuda.stream(graph_stream) if cuda_graph else nullcontext():
         model = DDP(model, device_ids=[ddp_local_rank] if device_type == 'cuda' else None)
     if cuda_graph:  # its weights' broadcast, before the first eval reads them
         torch.cuda.current_stream().wait_stream(graph_stream)
     refresh_matmul_copies(raw_model)  # from rank 0's weights, which DDP broadcast: every rank's forward reads them
     copies = [p.matmul_copy for p in raw_model.parameters() if hasattr(p, 'matmul_copy')]
-    if copies and not replicas_agree(copies, "the block matrices' copies"):
+    if copies and not parallel.replicas_agree(copies, "the block matrices' copies"):
         fail("the block matrices' copies differ across ranks after the weights' broadcast")
 
 @torch.no_grad()
@@ -298,19 +302,14 @@ def peak_memory_mib():
         return torch.cuda.max_memory_allocated(device) / 2**20
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # the process's peak RSS (KiB on Linux)
 
-def rng_states():
-    """Every rank's generators (a collective under DDP: all ranks call it at the same points)."""
-    states = [checkpoint.rng_state(device)] * ddp_world_size
-    if ddp:
-        dist.all_gather_object(states, states[0], group=control_group)
-    return states
-
 def save_checkpoint(rng):
     """Rank 0 writes what a resumed run needs to continue exactly (the iteration fixes the lr and the data)."""
     global saved_at
     saved_at = iter_num
+    model_state, optimizer_state = (parallel.full_state(raw_model, optimizer) if fsdp  # a collective
+                                    else (raw_model.state_dict(), optimizer.state_dict()))
     if master_process:
-        checkpoint.save({'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict(),
+        checkpoint.save({'model': model_state, 'optimizer': optimizer_state,
                          'scaler': scaler.state_dict(), 'model_args': model_args, 'iter_num': iter_num,
                          'best_val_loss': best_val_loss, 'config': config, 'rng': rng,
                          'nonfinite_steps': int(nonfinite[0].item()), 'kernels': raw_model.kernels,
@@ -318,13 +317,6 @@ def save_checkpoint(rng):
         print(f"saved checkpoint to {ckpt_path} (iter {iter_num})")
 
 stop_signal = checkpoint.StopSignal()  # SIGTERM or SIGINT: finish the step, save, exit cleanly
-def stop_requested():
-    """Whether any rank got a signal: all ranks then stop at the same step."""
-    if not ddp:
-        return stop_signal.name is not None
-    flag = torch.tensor([float(stop_signal.name is not None)])
-    dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=control_group)
-    return flag.item() > 0
 
 if wandb_log and master_process:
     import wandb
@@ -356,8 +348,11 @@ def train_step(batch):
     Results go into loss_sum and nonfinite in place; nothing in it waits for the GPU: a CUDA graph can replay it."""
     loss_sum.zero_()
     for micro_step in range(gradient_accumulation_steps):
-        if ddp:
-            model.require_backward_grad_sync = (micro_step == gradient_accumulation_steps - 1)
+        last = micro_step == gradient_accumulation_steps - 1  # the gradients are reduced on the last one only
+        if fsdp:
+            raw_model.set_requires_gradient_sync(last)
+        elif ddp:
+            model.require_backward_grad_sync = last
         X, Y = batch(micro_step)
         with ctx:
             _, loss = model(X, Y)
@@ -368,6 +363,7 @@ def train_step(batch):
     params = [p for p in model.parameters() if p.grad is not None]
     grad_norm = (torch.nn.utils.clip_grad_norm_(params, grad_clip) if grad_clip != 0.0
                  else torch.nn.utils.get_total_norm([p.grad for p in params]))
+    grad_norm = grad_norm.full_tensor() if isinstance(grad_norm, DTensor) else grad_norm  # FSDP's, of the shards
     # non-finite? The gradient norm is the same on every rank (all-reduced gradients); a loss
     # is per rank, so its flag is all-reduced too: every rank decides alike, on the device
     bad = (~torch.isfinite(loss_sum)).float()
@@ -412,13 +408,14 @@ try:
             if device_type == 'cuda':
                 torch.cuda.synchronize()  # the steps queued before the eval end here, in their own time
             t_eval = time.time()
-            rng = rng_states()  # before the eval: it draws nothing, and a resumed run redoes it
-            if master_process:
+            # every rank's generators, before the eval (it draws nothing, and a resumed run redoes it)
+            rng = parallel.every_rank(checkpoint.rng_state(device), control_group)
+            if master_process or fsdp:  # FSDP: every rank runs the forward (and saves: a collective)
                 losses = estimate_loss()
                 print(f"step {iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
                 if hellaswag is not None:
                     print(f"step {iter_num}: {hs.summary(losses['hellaswag'], len(hellaswag_examples))}")
-                if wandb_log:
+                if wandb_log and master_process:
                     wandb.log({'iter': iter_num, 'train/loss': losses['train'], 'val/loss': losses['val'], 'lr': lr}
                               | ({'hellaswag/acc_norm': losses['hellaswag'][1] / len(hellaswag_examples)}
                                  if hellaswag is not None else {}))
@@ -458,14 +455,14 @@ try:
                     wandb.log({'iter': iter_num, 'train/loss_step': lossf, 'lr': lr,
                                'tokens_per_s': tokens_per_iter / dt, 'mfu': mfu, 'peak_mem_mib': peak_memory_mib()})
         iter_num += 1
-        if stop_requested():
+        if parallel.any_rank(stop_signal.name is not None, control_group):  # all ranks stop at one step
             ended = stop_signal.name or 'a signal to another rank'
             break
         if iter_num > max_iters:
             ended = 'max_iters'
             break
     if ended != 'eval_only' and (always_save_checkpoint or ended != 'max_iters'):
-        save_checkpoint(rng_states())
+        save_checkpoint(parallel.every_rank(checkpoint.rng_state(device), control_group))
 except RuntimeError as e:  # under DDP, a collective that failed: say which rank saw what, in one line
     if not ddp or not (isinstance(e, dist.DistError) or 'gloo' in str(e)):
         raise
@@ -482,7 +479,8 @@ if cuda_graph:
 if getattr(optimizer, 'graphs', None) is not None:  # Muon on one GPU (not under DDP)
     print(f"muon: {optimizer.graph_replays} steps replayed from CUDA graphs (the others launched eagerly)")
 if ddp:  # DDP keeps replicas in step; checked once, cheaply, at the end
-    replicas_agree(raw_model.parameters(), "weights")
+    if not fsdp:  # FSDP's ranks hold shards, not replicas
+        parallel.replicas_agree(raw_model.parameters(), "weights")
     if cuda_graph:
         graphed_step.release()  # else destroying the group hangs on the NCCL kernels the graph holds
     del model  # release the DDP wrapper (it holds the process group) before the group goes

@@ -28,10 +28,11 @@ Constraints: weights, gradients and states fp32, contiguous, of matching shapes,
 under Triton's interpreter); the step counts 0-d fp32 tensors there; lr a float or a 0-d tensor there; betas
 floats. Anything else (other dtypes; the step counts on the CPU, as torch keeps them for CUDA weights without fused
 or capturable) runs adamw_ref, with one printed line where Triton could have run. AdamW below takes
-torch.optim.AdamW's own step for amsgrad, maximize, differentiable, complex weights, sparse gradients and
-GradScaler's grad_scale (fp16).
+torch.optim.AdamW's own step for amsgrad, maximize, differentiable, complex weights, FSDP's sharded weights,
+sparse gradients and GradScaler's grad_scale (fp16).
 """
 import torch
+from torch.distributed.tensor import DTensor
 from torch.optim.adamw import adamw as torch_adamw
 
 from kernels.backend import triton, tl, use_triton, device_table, device_scalar
@@ -214,8 +215,8 @@ def adamw_state(p, on_device):
 class AdamW(torch.optim.AdamW):
     """torch.optim.AdamW with its step by adamw() above: the same arguments and state (a state_dict loads into
     either), learning rates as floats or 0-d device tensors (a CUDA graph's, step_graph.set_lr), found_inf read
-    where train.py sets it. amsgrad, maximize, differentiable, complex weights, sparse gradients and GradScaler's
-    grad_scale (fp16) take torch.optim.AdamW's own step. A weight with a `matmul_copy` (kernels/linear.py) gets it
+    where train.py sets it. amsgrad, maximize, differentiable, complex weights, FSDP's sharded weights (DTensors),
+    sparse gradients and GradScaler's grad_scale (fp16) take torch.optim.AdamW's own step. A weight with a `matmul_copy` (kernels/linear.py) gets it
     written at each step, whichever step ran. backend: 'auto' | 'triton' | 'torch', as for every op."""
 
     def __init__(self, params, *args, backend="auto", **kwargs):
@@ -226,7 +227,7 @@ class AdamW(torch.optim.AdamW):
     def step(self, closure=None):
         if getattr(self, "grad_scale", None) is not None or any(
                 g["amsgrad"] or g["maximize"] or g["differentiable"] for g in self.param_groups) or any(
-                torch.is_complex(p) or (p.grad is not None and p.grad.is_sparse)
+                torch.is_complex(p) or isinstance(p, DTensor) or (p.grad is not None and p.grad.is_sparse)
                 for g in self.param_groups for p in g["params"]):
             loss = super().step(closure)
             params = [p for g in self.param_groups for p in g["params"]]
