@@ -5,8 +5,16 @@ save(): written to a temporary file beside the checkpoint, flushed to the disk, 
 renamed over it (a rename within a directory is atomic): a crash at any moment leaves
 either the old checkpoint or the new one, whole.
 
-load(): torch.load(weights_only=True), which unpickles tensors and plain Python data
-only: a checkpoint file cannot run code. A damaged, truncated or foreign file is a
+save_sharded(): FSDP's checkpoint, with torch.distributed.checkpoint (DCP): each rank writes
+its shards into a new folder out_dir/ckpt_sharded/iter_<n>/, rank 0 the rest in meta.pt;
+DCP renames the folder's .metadata into place last, after every rank's write, so a folder
+holding one is whole, and the older folders go only then. Any number of ranks reads it back
+(DCP reshards by name and offset), one process too.
+
+latest(): what a resumed run reads, ckpt.pt or the newest whole sharded folder, whichever
+was written last. load(): torch.load(weights_only=True), which unpickles tensors and plain
+Python data only, and DCP's metadata through an unpickler that admits DCP's own records
+only: a checkpoint cannot run code. A damaged, truncated or foreign file is a
 ValueError that says so; so is one whose model differs from what the run asks for
 (check_fits) or from the model's names and shapes (matched). nanoGPT's own ckpt.pt loads
 too (from_nanogpt), its AdamW state matched to ours by parameter name (restore).
@@ -20,13 +28,22 @@ its step, save and exit cleanly; a second one, later than a second after, stops 
 import os
 import sys
 import time
+import pickle
+import shutil
 import signal
+import warnings
 
 import torch
+import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint.metadata import TensorStorageMetadata
+from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_optimizer_state_dict,
+                                                     set_optimizer_state_dict)
+from torch.distributed.fsdp import FSDPModule
 
 KEYS = ('model', 'optimizer', 'scaler', 'model_args', 'iter_num', 'best_val_loss', 'config')  # what the scripts read
 # the model_args that fix the parameters' shapes and the model's math: a resumed run takes the checkpoint's, and
 # one given on the command line must equal it
+SHARDED = 'ckpt_sharded'  # FSDP's checkpoints: out_dir/ckpt_sharded/iter_<n>/
 ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta',
              'gelu_approximate', 'mlp_hidden', 'head_dim', 'norm_eps', 'tie_embeddings')
 
@@ -46,14 +63,84 @@ def save(obj, path):
         os.close(fd)
 
 
+def save_sharded(info, model, optimizer, out_dir, rank):
+    """FSDP's model and optimizer, each rank's shards, with info (the rest of what ckpt.pt holds) in a new folder
+    of out_dir/ckpt_sharded/ (see above); returns its path. A collective: every rank calls it."""
+    folder = os.path.join(out_dir, SHARDED, f"iter_{info['iter_num']:08d}")
+    if rank == 0:
+        shutil.rmtree(folder, ignore_errors=True)  # an attempt that did not finish
+        os.makedirs(folder)
+        save(info, os.path.join(folder, 'meta.pt'))
+    torch.distributed.barrier()  # the folder made before any rank writes in it
+    model.reshard()  # the root's weights stay gathered after a forward without a backward (an evaluation)
+    state = {'model': model.state_dict(), 'optimizer': get_optimizer_state_dict(model, optimizer)}
+    dcp.save(state, checkpoint_id=folder)
+    if rank == 0:  # the new folder is whole (its .metadata is in place): the others go
+        for name in os.listdir(os.path.dirname(folder)):
+            if name != os.path.basename(folder):
+                shutil.rmtree(os.path.join(os.path.dirname(folder), name))
+    return folder
+
+
+def latest(out_dir):
+    """The checkpoint of out_dir a resumed run reads: ckpt.pt or the newest whole folder of ckpt_sharded/, whichever
+    was written last (ckpt.pt's path where there is neither)."""
+    root = os.path.join(out_dir, SHARDED)
+    whole = sorted(n for n in os.listdir(root) if os.path.exists(os.path.join(root, n, '.metadata'))) \
+        if os.path.isdir(root) else []
+    paths = [os.path.join(out_dir, 'ckpt.pt')] + ([os.path.join(root, whole[-1])] if whole else [])
+    return max(paths, key=lambda p: os.path.getmtime(os.path.join(p, '.metadata') if os.path.isdir(p) else p)
+               if os.path.exists(p) else -1.0)
+
+
+class _Reader(dcp.FileSystemReader):
+    """DCP's reader, its metadata unpickled with DCP's own records, torch's dtypes and sizes admitted, nothing
+    else (DCP reads the tensors' bytes itself, and other values with torch.load(weights_only=True))."""
+    class Unpickler(pickle.Unpickler):
+        def find_class(self, module, name):
+            if (module in ('torch.distributed.checkpoint.metadata', 'torch.distributed.checkpoint.filesystem')
+                    or (module, name) in (('torch', 'Size'), ('torch.serialization', '_get_layout'),
+                                          ('pathlib', 'PosixPath'), ('collections', 'OrderedDict'))
+                    or (module == 'torch' and isinstance(getattr(torch, name, None), torch.dtype))):
+                return super().find_class(module, name)
+            raise pickle.UnpicklingError(f"{module}.{name} is not DCP's metadata")
+
+    def read_metadata(self, *args, **kwargs):
+        with open(os.path.join(self.path, '.metadata'), 'rb') as f:
+            metadata = self.Unpickler(f).load()
+        metadata.storage_meta.load_id = self.load_id
+        return metadata
+
+
+def _read_sharded(state, folder):
+    """state's tensors filled from a sharded checkpoint by this process alone (each rank reads what it holds)."""
+    with warnings.catch_warnings():  # DCP's note that it reads in one process, which is what is asked
+        warnings.filterwarnings('ignore', message='torch.distributed is disabled')
+        dcp.load(state, storage_reader=_Reader(folder), no_dist=True)
+
+
+def _read_model(folder):
+    """The whole model's weights of a sharded checkpoint."""
+    tensors = {k: m for k, m in _Reader(folder).read_metadata().state_dict_metadata.items()
+               if k.startswith('model.') and isinstance(m, TensorStorageMetadata)}
+    sd = {k: torch.empty(m.size, dtype=m.properties.dtype) for k, m in tensors.items()}
+    _read_sharded(sd, folder)
+    return {k.removeprefix('model.'): v for k, v in sd.items()}
+
+
 def load(path, device):
-    """The checkpoint at path, on `device`; ValueError naming the file and the fix if it is
-    missing, damaged or not a checkpoint of train.py."""
+    """The checkpoint at path (ckpt.pt, or a folder of FSDP's: its model whole, its optimizer's state read later by
+    restore()), on `device`; ValueError naming the file and the fix if it is missing, damaged or not a checkpoint
+    of train.py."""
     if not os.path.exists(path):
         raise ValueError(f"no checkpoint at {path}: train with init_from='scratch' first, "
                          f"or set out_dir to the run's folder")
     try:
-        ckpt = torch.load(path, map_location=device, weights_only=True)
+        if os.path.isdir(path):
+            ckpt = torch.load(os.path.join(path, 'meta.pt'), map_location=device, weights_only=True)
+            ckpt |= dict(model=_read_model(path), optimizer=None, sharded=path)
+        else:
+            ckpt = torch.load(path, map_location=device, weights_only=True)
     except Exception as e:
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise ValueError(f"cannot read checkpoint {path} ({first}): the file is damaged, incomplete, or holds "
@@ -82,7 +169,7 @@ def weights(init_from, out_dir, device):
     if init_from != 'resume':
         import hf
         return *hf.load(init_from), None
-    ckpt = load(os.path.join(out_dir, 'ckpt.pt'), device)
+    ckpt = load(latest(out_dir), device)
     return ckpt['model_args'], ckpt['model'], ckpt['config']
 
 
@@ -119,24 +206,35 @@ def matched(model_sd, sd, source):
 def restore(ckpt, optimizer, scaler, rank, world_size, model):
     """The optimizer's and the loss scaler's state loaded from ckpt (each group keeps this run's base_lr); where the
     checkpoint names its optimizer's parameters (from_nanogpt), each one's state goes where model's optimizer has it.
-    Returns (the steps skipped before, this rank's generators or None where the ranks differ in number)."""
+    A sharded checkpoint's state is read here, resharded for model (FSDP's or whole) by DCP; a whole one's goes to
+    FSDP's shards by name. Returns (the steps skipped before, this rank's generators or None where the ranks differ
+    in number)."""
     base_lrs = [g['base_lr'] for g in optimizer.param_groups]
-    state = ckpt['optimizer']
-    if 'optimizer_names' in ckpt:
-        name = {id(p): n for n, p in model.named_parameters()}
-        names = [name[id(p)] for g in optimizer.param_groups for p in g['params']]
-        saved = {n: i for i, n in enumerate(ckpt['optimizer_names'])}
+    name = {id(p): n for n, p in model.named_parameters()}
+    names = [name[id(p)] for g in optimizer.param_groups for p in g['params']]  # the state's numbering
+    if ckpt.get('sharded'):
+        state = {'optimizer': get_optimizer_state_dict(model, optimizer)}
+        _read_sharded(state, ckpt['sharded'])
+        set_optimizer_state_dict(model, optimizer, state['optimizer'])
+    else:
+        state = ckpt['optimizer']
+        saved = {n: i for i, n in enumerate(ckpt.get('optimizer_names', names))}
         state = dict(state, state={i: state['state'][saved[n]] for i, n in enumerate(names)
                                    if saved.get(n) in state['state']})
-    optimizer.load_state_dict(state)
+        if isinstance(model, FSDPModule):  # whole tensors, each rank keeping its shard of them
+            by_name = dict(state={names[i]: s for i, s in state['state'].items()},
+                           param_groups=[dict(g, params=[names[i] for i in g['params']]) for g in state['param_groups']])
+            set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
+        else:
+            optimizer.load_state_dict(state)
     for g, base_lr in zip(optimizer.param_groups, base_lrs):
         g['base_lr'] = base_lr
     if ckpt['scaler']:  # empty: a scaler that was off, or nanoGPT's checkpoint (which keeps none)
         scaler.load_state_dict(ckpt['scaler'])
     rng = ckpt.get('rng')  # one state per rank
     if rng is None or len(rng) != world_size:
-        print(f"the checkpoint has the generators of {len(rng or [])} rank(s), this run {world_size}: dropout and "
-              f"the data order start afresh (not the uninterrupted run bit for bit)")
+        print(f"the checkpoint has the generators of {len(rng or [])} rank(s), this run {world_size}: dropout's "
+              f"draws start afresh (not the uninterrupted run's bit for bit)")
     return ckpt.get('nonfinite_steps', 0), rng[rank] if rng is not None and len(rng) == world_size else None
 
 

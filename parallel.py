@@ -4,14 +4,12 @@ keeps the whole model, and replicas_agree checks that they agree. parallelism='f
 (torch.distributed.fsdp.fully_shard) over each transformer block and the root, so that each rank keeps 1/world_size
 of the weights, their gradients and AdamW's state; a block's weights are gathered whole for its forward and
 backward and freed after. Mixed precision as bf16 training expects: the products in the autocast dtype, fp32 master
-weights, gradients reduced in fp32. A checkpoint is whole (every rank gathers, rank 0 writes), in the layout that
-the single-process and DDP runs write and resume from.
+weights, gradients reduced in fp32. Its checkpoints are sharded (checkpoint.save_sharded).
 """
 import hashlib
 
 import torch
 import torch.distributed as dist
-from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_optimizer_state_dict
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
 
@@ -24,20 +22,6 @@ def shard(model, dtype):
     for block in model.transformer.h:
         fully_shard(block, mp_policy=policy)
     fully_shard(model, mp_policy=policy)
-
-
-def full_state(model, optimizer):
-    """(model's state dict, optimizer's) whole, on the CPU, on rank 0 (the others get empty ones), as an unsharded
-    model.state_dict() and optimizer.state_dict() give them: the optimizer's parameters numbered in its groups'
-    order. A collective: every rank calls it."""
-    model.reshard()  # the root's weights stay gathered after a forward without a backward (an evaluation)
-    options = StateDictOptions(full_state_dict=True, cpu_offload=True)
-    named = get_optimizer_state_dict(model, optimizer, options=options)  # its parameters by name
-    number = {name: i for i, name in enumerate(n for g in named.get('param_groups', []) for n in g['params'])}
-    optimizer_state = dict(state={number[n]: s for n, s in named.get('state', {}).items()},
-                           param_groups=[dict(g, params=[number[n] for n in g['params']])
-                                         for g in named.get('param_groups', [])])
-    return get_model_state_dict(model, options=options), optimizer_state
 
 
 def replicas_agree(tensors, what):

@@ -147,10 +147,10 @@ if optimizer not in ('adamw', 'muon'):
 if parallelism not in ('ddp', 'fsdp'):
     fail(f"parallelism must be 'ddp' or 'fsdp', got {parallelism!r}")
 fsdp = ddp and parallelism == 'fsdp'  # one process: nothing to shard
-not_yet = {"optimizer='muon'": optimizer == 'muon', "dtype='float16'": ptdtype == torch.float16,
-           "init_from='resume'": init_from == 'resume'}  # what FSDP's path does not take yet
-if fsdp and any(not_yet.values()):
-    fail(f"parallelism='fsdp' does not take {' or '.join(k for k, v in not_yet.items() if v)} yet: use 'ddp'")
+# what FSDP's path does not take: Muon's step orthogonalises whole matrices; fp16's scaler is written for DDP
+not_taken = {"optimizer='muon'": optimizer == 'muon', "dtype='float16'": ptdtype == torch.float16}
+if fsdp and any(not_taken.values()):
+    fail(f"parallelism='fsdp' does not take {' or '.join(k for k, v in not_taken.items() if v)}: use 'ddp'")
 if cuda_graph:  # what the recorded step cannot hold: another graph, a host sync
     why_not = ("it needs CUDA" if device_type != 'cuda' else "not under parallelism='fsdp'" if fsdp else
                "optimizer='muon' records CUDA graphs of its own" if optimizer != 'adamw' else
@@ -169,18 +169,19 @@ print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
 
 # data and model ----------------------------------------------------------------
 data_dir = dataset_dir(dataset)
-ckpt_path = os.path.join(out_dir, 'ckpt.pt')
+ckpt_path = os.path.join(out_dir, 'ckpt.pt')  # where a run writes, or FSDP's run a folder of checkpoint.SHARDED
 ckpt, weights = None, None  # the checkpoint resumed, or the pretrained weights started from (hf.py)
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
                   bias=bias, vocab_size=None, dropout=dropout, rope_theta=rope_theta, gelu_approximate=gelu_approximate)
 try:  # bad data, checkpoints and settings are refused here, not met as a crash (or silent garbage) mid-run
     meta = read_meta(data_dir)
     if init_from == 'resume':  # the checkpoint's model, as nanoGPT resumes; a differing key asked for is refused
-        print(f"resuming from {ckpt_path}")
-        ckpt = checkpoint.load(ckpt_path, device)
+        resume_path = checkpoint.latest(out_dir)
+        print(f"resuming from {resume_path}")
+        ckpt = checkpoint.load(resume_path, device)
         saved = GPTConfig(**ckpt['model_args']).__dict__
         asked = {k: v for k, v in model_args.items() if k in command_line_keys() and k in checkpoint.ARCH_KEYS}
-        checkpoint.check_fits(ckpt, ckpt_path, saved, asked | ({'vocab_size': meta['vocab_size']} if meta else {}),
+        checkpoint.check_fits(ckpt, resume_path, saved, asked | ({'vocab_size': meta['vocab_size']} if meta else {}),
                               optimizer)
         model_args, block_size = saved, saved['block_size']
     elif init_from != 'scratch':
@@ -207,12 +208,12 @@ if meta:
     print(f"vocab_size = {gptconf.vocab_size} (from {meta['path']})")
 
 def get_batch(split, name):
-    """The batch called `name` ('<iter> <micro-step>', 'eval <k>') of a split, at offsets that depend on (seed, rank,
-    split, name) alone: a resumed run reads the batches the uninterrupted one would, every eval the same ones."""
+    """The batch called `name` ('<iter> <micro-step>', 'eval <k>') of a split, at offsets that depend on (seed, split,
+    name) alone: a resumed run reads the batches the uninterrupted one would, every eval the same ones, and a step
+    the same ones at any number of ranks."""
     # a new memmap per batch: a long-lived one grows the process's memory (numpy keeps pages)
     data = np.memmap(os.path.join(data_dir, f'{split}.bin'), dtype=np.uint16, mode='r')
-    rank = 0 if name.startswith('eval') else ddp_rank  # every rank evaluates the same batches (FSDP's together)
-    key = hashlib.sha256(f"{seed} {rank} {split} {name}".encode()).digest()
+    key = hashlib.sha256(f"{seed} {split} {name}".encode()).digest()
     ix = torch.randint(len(data) - block_size, (batch_size,), generator=torch.Generator().manual_seed(
         int.from_bytes(key[:8], 'little')))
     x = torch.stack([torch.from_numpy(data[i:i + block_size].astype(np.int64)) for i in ix])
@@ -236,7 +237,7 @@ try:
     impl = choose.resolve(kernels, gptconf, device_type, overrides, measured)
     model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual)
     if ckpt is not None or weights is not None:  # every name and shape checked first
-        source = ckpt_path if ckpt else init_from
+        source = resume_path if ckpt else init_from
         model.load_state_dict(checkpoint.matched(model.state_dict(), weights or ckpt['model'], source))
 except ValueError as e:
     fail(e)
@@ -250,7 +251,8 @@ if fsdp:  # before the optimizer, which then holds the shards
 scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
 optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type,
                                        muon=dict(lr=muon_lr) if optimizer == 'muon' else None, matmul_dtype=ptdtype)
-saved_at = iter_num if init_from == 'resume' else None  # the iteration of the last good checkpoint
+# the iteration of the last good checkpoint, and its path
+saved_at, saved_to = (iter_num, resume_path) if init_from == 'resume' else (None, None)
 # steps skipped for a non-finite loss or gradient before this run resumed, and this rank's generators then
 skipped_before, resume_rng = (0, None) if ckpt is None else checkpoint.restore(ckpt, optimizer, scaler, ddp_rank,
                                                                                 ddp_world_size, model)
@@ -303,18 +305,19 @@ def peak_memory_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # the process's peak RSS (KiB on Linux)
 
 def save_checkpoint(rng):
-    """Rank 0 writes what a resumed run needs to continue exactly (the iteration fixes the lr and the data)."""
-    global saved_at
+    """What a resumed run needs to continue exactly (the iteration fixes the lr and the data): written by rank 0,
+    or under FSDP each rank's shards (a collective)."""
+    global saved_at, saved_to
+    info = {'scaler': scaler.state_dict(), 'model_args': model_args, 'iter_num': iter_num,
+            'best_val_loss': best_val_loss, 'config': config, 'rng': rng, 'nonfinite_steps': int(nonfinite[0].item()),
+            'kernels': raw_model.kernels, 'kernel_timings': kernel_timings}
+    if fsdp:
+        saved_to = checkpoint.save_sharded(info, raw_model, optimizer, out_dir, ddp_rank)
+    elif master_process:
+        checkpoint.save(info | {'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict()}, ckpt_path)
+        saved_to = ckpt_path
     saved_at = iter_num
-    model_state, optimizer_state = (parallel.full_state(raw_model, optimizer) if fsdp  # a collective
-                                    else (raw_model.state_dict(), optimizer.state_dict()))
-    if master_process:
-        checkpoint.save({'model': model_state, 'optimizer': optimizer_state,
-                         'scaler': scaler.state_dict(), 'model_args': model_args, 'iter_num': iter_num,
-                         'best_val_loss': best_val_loss, 'config': config, 'rng': rng,
-                         'nonfinite_steps': int(nonfinite[0].item()), 'kernels': raw_model.kernels,
-                         'kernel_timings': kernel_timings}, ckpt_path)
-        print(f"saved checkpoint to {ckpt_path} (iter {iter_num})")
+    print(f"saved checkpoint to {saved_to} (iter {iter_num})")
 
 stop_signal = checkpoint.StopSignal()  # SIGTERM or SIGINT: finish the step, save, exit cleanly
 
@@ -331,8 +334,10 @@ nonfinite = torch.tensor([float(skipped_before), 0.0], device=device)  # steps s
 loss_sum = torch.zeros((), device=device)  # the step's loss over its micro-steps (read on log steps)
 skipped_logged, ended = skipped_before, None  # ended: why the loop ended ('max_iters', a signal's name, 'eval_only')
 def batch_name(micro_steps):
-    """The training batch after this many micro-steps: '<iter> <micro-step>'."""
-    return f"{micro_steps // gradient_accumulation_steps} {micro_steps % gradient_accumulation_steps}"
+    """The training batch after this rank's micro_steps: '<iter> <micro-step of the whole step>' (rank r takes
+    micro-steps r * gradient_accumulation_steps onwards)."""
+    step, micro_step = divmod(micro_steps, gradient_accumulation_steps)
+    return f"{step} {ddp_rank * gradient_accumulation_steps + micro_step}"
 X, Y = get_batch('train', batch_name(iter_num * gradient_accumulation_steps))
 
 def next_batch(micro_step):
@@ -432,6 +437,9 @@ try:
 
         iters_logged += 1
         if iter_num % log_interval == 0:  # every rank reads the counters: a stop must be every rank's
+            if ddp:  # the whole step's loss, not rank 0's micro-steps' alone
+                dist.all_reduce(loss_sum)
+                loss_sum /= ddp_world_size
             lossf, skipped, in_a_row = torch.cat([loss_sum.view(1), nonfinite]).tolist()  # the only host sync
             t1 = time.time()
             dt, t_log, iters_logged = (t1 - t_log) / iters_logged, t1, 0
@@ -444,12 +452,12 @@ try:
                 if master_process:
                     fail(f"iter {iter_num}: {in_a_row} step(s) in a row with a non-finite loss or gradient "
                          f"(skip_nonfinite={skip_nonfinite}): stopped; " + (
-                             f"the last good checkpoint is {ckpt_path} (iter {saved_at})" if saved_at is not None
+                             f"the last good checkpoint is {saved_to} (iter {saved_at})" if saved_at is not None
                              else "no checkpoint was written"))
                 sys.exit(1)
             if master_process:
                 mfu = raw_model.estimate_mfu(tokens_per_iter / ddp_world_size, dt, peak_flops)
-                print(f"iter {iter_num}: loss {lossf:.4f}, time {dt * 1000:.2f}ms, {tokens_per_iter / dt:,.0f} tok/s, "
+                print(f"iter {iter_num}: loss {lossf:.6f}, time {dt * 1000:.2f}ms, {tokens_per_iter / dt:,.0f} tok/s, "
                       f"mfu {'n/a' if mfu is None else f'{mfu * 100:.2f}%'}, mem {peak_memory_mib():,.0f} MiB")
                 if wandb_log:
                     wandb.log({'iter': iter_num, 'train/loss_step': lossf, 'lr': lr,

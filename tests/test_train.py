@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import torch
 
+import checkpoint
 from conftest import SHAKESPEARE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -230,35 +231,72 @@ def test_ddp_two_cpu_ranks_end_with_identical_weights(data_root, tmp_path):
     assert "ddp: weights identical on all 2 ranks" in p.stdout, p.stdout + p.stderr
     assert "tokens per iteration: 1,024 (2 rank(s) x 1 micro-steps x 8 x 64)" in p.stdout
 
-@pytest.mark.parametrize("arch", ['gpt2', 'llama'])
-def test_fsdp_takes_ddps_steps_and_writes_a_whole_checkpoint(arch, data_root, tmp_path):
-    """parallelism='fsdp' on two CPU ranks (gloo), fp32, 10 steps of 2 micro-steps a rank, with dropout: rank 0's
-    printed losses are DDP's from the same start and data, the weights and AdamW's state at the end equal DDP's but
-    for fp32 rounding (FSDP's reduce-scatter sums in another order), in a checkpoint written whole, which resumes in
-    one process. What FSDP does not take yet is a one-line error."""
-    args = [*TINY, f'--dataset={data_root}/shakespeare_char', '--device=cpu', '--max_iters=10', '--eval_interval=10',
-            '--eval_iters=2', '--log_interval=1', '--gradient_accumulation_steps=4', '--dtype=float32', '--dropout=0.1',
-            f'--arch={arch}']
-    torchrun = '-m torch.distributed.run --standalone --nproc_per_node=2 train.py'
-    losses, saved = {}, {}
-    for parallelism in ('ddp', 'fsdp'):
-        p = run(torchrun, *args, f'--out_dir={tmp_path / parallelism}', f'--parallelism={parallelism}')
-        losses[parallelism] = iter_losses(p.stdout)
-        saved[parallelism] = torch.load(tmp_path / parallelism / 'ckpt.pt', weights_only=True)
-    assert len(losses['fsdp']) == 11 and losses['fsdp'] == losses['ddp']
-    assert saved['fsdp']['model'].keys() == saved['ddp']['model'].keys()
-    for name, w in saved['ddp']['model'].items():
-        torch.testing.assert_close(saved['fsdp']['model'][name], w, rtol=1e-5, atol=1e-6, msg=name)
-    states = [saved[k]['optimizer']['state'] for k in ('ddp', 'fsdp')]
-    assert states[0].keys() == states[1].keys()
-    for i, state in states[0].items():
-        for k in ('exp_avg', 'exp_avg_sq'):
-            torch.testing.assert_close(states[1][i][k], state[k], rtol=1e-4, atol=1e-9, msg=f"{i} {k}")
-    p = run('train.py', *args, f'--out_dir={tmp_path / "fsdp"}', '--init_from=resume', '--max_iters=12')
-    assert 'resumed at iter 11' in p.stdout and 12 in iter_losses(p.stdout)  # the last save: after iter 10
-    p = run(torchrun, *args, f'--out_dir={tmp_path}', '--parallelism=fsdp', '--optimizer=muon', check=False)
-    assert p.returncode != 0 and "error: parallelism='fsdp' does not take optimizer='muon' yet" in p.stderr, p.stderr
-    user_error(run('train.py', *args, f'--out_dir={tmp_path}', '--parallelism=zero', check=False),
+TORCHRUN = '-m torch.distributed.run --standalone --nproc_per_node=2 train.py'
+
+def fsdp_args(data_root, arch='gpt2'):
+    """fp32, no dropout, 4 micro-steps a step in all (2 a rank under 2 ranks): the same global batches whatever the
+    number of ranks, and losses logged to 6 decimals every step."""
+    return [*TINY, f'--dataset={data_root}/shakespeare_char', '--device=cpu', '--eval_interval=100', '--eval_iters=2',
+            '--log_interval=1', '--gradient_accumulation_steps=4', '--dtype=float32', '--dropout=0.0', f'--arch={arch}']
+
+def assert_close_losses(got, want, iters):
+    assert all(abs(got[i] - want[i]) <= 1e-6 * abs(want[i]) for i in iters), (got, want)
+
+@pytest.fixture(scope='module', params=['gpt2', 'llama'])
+def three_ways(request, data_root, tmp_path_factory):
+    """14 steps of one process, of two DDP ranks and of two FSDP ranks: {way: (out_dir, losses)}."""
+    runs = {}
+    for way in ('one', 'ddp', 'fsdp'):
+        out_dir = tmp_path_factory.mktemp(way)
+        script = 'train.py' if way == 'one' else TORCHRUN
+        p = run(script, *fsdp_args(data_root, request.param), f'--out_dir={out_dir}', '--max_iters=14',
+                *([f'--parallelism={way}'] if way != 'one' else []))
+        runs[way] = out_dir, iter_losses(p.stdout)
+    return request.param, runs
+
+def test_fsdp_takes_the_steps_of_ddp_and_of_one_process(three_ways):
+    """FSDP over two CPU ranks (gloo) against DDP and one process, fp32, the same global batches: the losses within
+    1e-6 relative at every step, and the weights at the end but for fp32 rounding (the gradients summed in other
+    orders), FSDP's read whole from its sharded checkpoint."""
+    arch, runs = three_ways
+    losses = {way: losses for way, (_, losses) in runs.items()}
+    assert sorted(losses['fsdp']) == list(range(15))
+    assert_close_losses(losses['fsdp'], losses['one'], range(15))
+    assert_close_losses(losses['ddp'], losses['one'], range(15))
+    sharded = checkpoint.latest(runs['fsdp'][0])
+    assert os.path.basename(sharded) == 'iter_00000015' and not os.path.exists(runs['fsdp'][0] / 'ckpt.pt')
+    weights = {way: checkpoint.load(checkpoint.latest(runs[way][0]), 'cpu')['model'] for way in runs}
+    assert weights['fsdp'].keys() == weights['one'].keys() == weights['ddp'].keys()
+    for name, w in weights['one'].items():
+        for way in ('ddp', 'fsdp'):
+            torch.testing.assert_close(weights[way][name], w, rtol=1e-5, atol=1e-6, msg=f"{way} {name}")
+
+@pytest.mark.parametrize('three_ways', ['gpt2'], indirect=True)
+def test_fsdp_resumes_exactly_and_at_other_world_sizes(three_ways, data_root, tmp_path):
+    """Two FSDP ranks stopped after step 4 and resumed: the uninterrupted run's losses to the bit. Then one process
+    resumes from the sharded checkpoint (2 -> 1), and two FSDP ranks from its ckpt.pt (1 -> 2): each step's loss the
+    uninterrupted runs' within 1e-6 (the same weights, AdamW state and batches). sample.py reads the sharded one."""
+    _, runs = three_ways
+    args = [*fsdp_args(data_root), f'--out_dir={tmp_path}']
+    run(TORCHRUN, *args, '--parallelism=fsdp', '--max_iters=4')
+    p = run(TORCHRUN, *args, '--parallelism=fsdp', '--max_iters=10', '--init_from=resume')
+    assert f"resuming from {tmp_path / 'ckpt_sharded' / 'iter_00000005'}" in p.stdout, p.stdout
+    assert iter_losses(p.stdout) == {i: runs['fsdp'][1][i] for i in range(5, 11)}
+    p = run('train.py', *args, '--max_iters=12', '--init_from=resume')  # 2 -> 1
+    assert "resumed at iter 11" in p.stdout and sorted(iter_losses(p.stdout)) == [11, 12], p.stdout
+    assert_close_losses(iter_losses(p.stdout), runs['one'][1], [11, 12])
+    p = run(TORCHRUN, *args, '--parallelism=fsdp', '--max_iters=14', '--init_from=resume')  # 1 -> 2
+    assert f"resuming from {tmp_path / 'ckpt.pt'}" in p.stdout and "resumed at iter 13" in p.stdout, p.stdout
+    assert_close_losses(iter_losses(p.stdout), runs['fsdp'][1], [13, 14])
+    p = run('sample.py', f'--out_dir={tmp_path}', '--device=cpu', '--num_samples=1', '--max_new_tokens=10')
+    assert p.stdout.count('---------------') == 1, p.stdout
+
+def test_what_fsdp_does_not_take_is_a_one_line_error(data_root, tmp_path):
+    p = run(TORCHRUN, *fsdp_args(data_root), f'--out_dir={tmp_path}', '--parallelism=fsdp', '--optimizer=muon',
+            check=False)
+    assert p.returncode != 0 and "error: parallelism='fsdp' does not take optimizer='muon': use 'ddp'" in p.stderr, \
+        p.stderr
+    user_error(run('train.py', *fsdp_args(data_root), f'--out_dir={tmp_path}', '--parallelism=zero', check=False),
                "parallelism must be 'ddp' or 'fsdp'")
 
 @pytest.mark.skipif(tuple(map(int, np.__version__.split('.')[:2])) >= (2, 4),
