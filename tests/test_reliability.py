@@ -3,8 +3,8 @@ What survives a crash, and what is refused, through the scripts as a user runs t
 DDP on two gloo processes):
 - a run killed and resumed ends bitwise where the uninterrupted run ends (weights,
   optimizer, fp16 scaler, data order, dropout's generators), on one process and on two;
-- checkpoints are written atomically: a writer killed mid-write leaves the last one whole;
-  the last K are kept on request;
+- checkpoints are written atomically: a writer killed mid-write leaves the last one whole,
+  ckpt.pt and FSDP's sharded folders alike;
 - checkpoints and vocabularies load without running code; damaged or foreign files and
   settings that do not fit are one-line errors;
 - SIGTERM / SIGINT: the step ends, a checkpoint is saved, the exit is clean; under DDP a
@@ -13,7 +13,7 @@ DDP on two gloo processes):
   fp16 overflows are the GradScaler's;
 - bad token files and vocabularies are refused at start-up, naming the file and the fix;
 - a Triton kernel that fails in kernels='auto' leaves its op to PyTorch with a warning;
-- a DDP rank that dies or hangs ends the others with a message, within ddp_timeout.
+- a DDP or FSDP rank that dies or hangs ends the others with a message, within ddp_timeout.
 """
 import os
 import sys
@@ -180,6 +180,43 @@ def test_a_writer_killed_mid_write_leaves_the_last_checkpoint_whole(tmp_path):
     assert ckpt['iter_num'] == 1 and torch.equal(ckpt['w'], torch.ones(1000))
 
 
+KILL_MID_SHARDED_WRITE = """
+import os, signal, sys, torch
+sys.path.insert(0, {root!r})
+import torch.distributed as dist
+from torch.distributed.checkpoint import FileSystemWriter
+import checkpoint, parallel
+from model import GPT, GPTConfig
+dist.init_process_group('gloo', init_method='file://{root_file}', rank=0, world_size=1)
+model = GPT(GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=32, dropout=0.0))
+parallel.shard(model, torch.float32)
+optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), 'cpu')
+info = dict(scaler={{}}, model_args={{}}, best_val_loss=0.0, config={{}})
+checkpoint.save_sharded(info | {{'iter_num': 1}}, model, optimizer, {out_dir!r}, 0)
+torch.save(model.state_dict()['lm_head.weight'].full_tensor(), {out_dir!r} + '/head.pt')
+with torch.no_grad():
+    model.lm_head.weight.zero_()
+def die(*args, **kwargs):  # every shard written, the process killed before .metadata is renamed into place
+    os.kill(os.getpid(), signal.SIGKILL)
+FileSystemWriter.finish = die
+checkpoint.save_sharded(info | {{'iter_num': 2}}, model, optimizer, {out_dir!r}, 0)
+"""
+
+
+def test_a_sharded_writer_killed_mid_write_leaves_the_last_checkpoint_whole(tmp_path):
+    """FSDP's checkpoint (one gloo rank here): a writer killed after its shards but before DCP's .metadata leaves
+    a folder that a resumed run passes over for the last whole one, which loads."""
+    p = subprocess.run([sys.executable, '-c', KILL_MID_SHARDED_WRITE.format(
+        root=ROOT, root_file=tmp_path / 'rendezvous', out_dir=str(tmp_path))], capture_output=True, text=True)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    root = tmp_path / checkpoint.SHARDED
+    assert sorted(os.listdir(root)) == ['iter_00000001', 'iter_00000002']
+    assert os.listdir(root / 'iter_00000002') and not os.path.exists(root / 'iter_00000002' / '.metadata')
+    assert checkpoint.latest(tmp_path) == str(root / 'iter_00000001')
+    ckpt = checkpoint.load(checkpoint.latest(tmp_path), 'cpu')
+    assert ckpt['iter_num'] == 1 and torch.equal(ckpt['model']['lm_head.weight'], torch.load(tmp_path / 'head.pt'))
+
+
 class RunsCode:
     """Unpickling this runs code: it creates the file `marker`."""
     def __init__(self, marker):
@@ -199,6 +236,13 @@ def test_checkpoints_and_vocabularies_load_without_running_code(tmp_path):
     with pytest.raises(ValueError, match="meta.pkl is not a readable vocabulary .it refers to _?io.open, "
                                          "and a pickle that does can run code"):
         read_meta(tmp_path)
+    assert not os.path.exists(marker)
+    (tmp_path / 'sharded').mkdir()  # FSDP's checkpoint folder: DCP's metadata is a pickle
+    checkpoint.save({'iter_num': 1}, str(tmp_path / 'sharded' / 'meta.pt'))
+    with open(tmp_path / 'sharded' / '.metadata', 'wb') as f:
+        pickle.dump(RunsCode(marker), f)
+    with pytest.raises(ValueError, match="cannot read checkpoint .*sharded .*io.open is not DCP's metadata"):
+        checkpoint.load(str(tmp_path / 'sharded'), 'cpu')
     assert not os.path.exists(marker)
     with open(tmp_path / 'meta.pkl', 'wb') as f:  # nanoGPT's meta.pkl: plain dicts, read
         pickle.dump({'vocab_size': 2, 'itos': {0: 'a', 1: 'b'}, 'stoi': {'a': 0, 'b': 1}}, f)
@@ -389,10 +433,10 @@ runpy.run_path('train.py', run_name='__main__')
 
 # -- DDP faults ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fault", ['dies', 'hangs'])
-def test_a_dead_or_hung_rank_ends_the_others_with_a_message(data_root, tmp_path, fault):
+@pytest.mark.parametrize("fault, parallelism", [('dies', 'ddp'), ('hangs', 'ddp'), ('dies', 'fsdp')])
+def test_a_dead_or_hung_rank_ends_the_others_with_a_message(data_root, tmp_path, fault, parallelism):
     p = start(TORCHRUN, tmp_path, 'train.py', *BASE, f'--dataset={data_root}/shakespeare_char', '--max_iters=100000',
-              '--gradient_accumulation_steps=2', '--ddp_timeout=10')
+              '--gradient_accumulation_steps=2', '--ddp_timeout=10', f'--parallelism={parallelism}')
     wait_for(tmp_path, 'iter 3:', p)
     rank1 = ranks_of(p.pid)[1]
     os.kill(rank1, signal.SIGKILL if fault == 'dies' else signal.SIGSTOP)
