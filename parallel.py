@@ -7,6 +7,7 @@ backward and freed after. Mixed precision as bf16 training expects: the products
 weights, gradients reduced in fp32. Its checkpoints are sharded (checkpoint.save_sharded).
 """
 import hashlib
+import warnings
 
 import torch
 import torch.distributed as dist
@@ -19,9 +20,52 @@ def shard(model, dtype):
     for tensor in model.state_dict().values():  # rank 0's initial weights, as DDP broadcasts them
         dist.broadcast(tensor, src=0)
     policy = MixedPrecisionPolicy(param_dtype=None if dtype == torch.float32 else dtype, reduce_dtype=torch.float32)
+    # a block's output is a view, which FSDP warns of: an in-place op on it would skip the gather; the next block
+    # reads it out of place
+    warnings.filterwarnings('ignore', message='FSDP2-wrapped module .* returned a view tensor')
     for block in model.transformer.h:
         fully_shard(block, mp_policy=policy)
     fully_shard(model, mp_policy=policy)
+
+
+def memory_per_rank(model, tokens, micro_steps, world_size, fsdp, dtype, fused_loss):
+    """An estimate of one rank's peak memory in bytes, by part, for `micro_steps` micro-steps a step of `tokens`
+    tokens each: weights, gradients and AdamW's two moments in fp32 (each rank 1/world_size of them under FSDP, but
+    for the gradients accumulated over micro-steps, which FSDP keeps whole until the last reduces them); DDP's
+    gradient buckets (a second copy of the gradients) or FSDP's gathered weights (the root's and two blocks', in
+    dtype) and one block's whole gradients; and what autograd saves in a micro-step's forward, op by op as
+    model.py's blocks with PyTorch's ops save it: the residual stream in fp32, the blocks' tensors in dtype (the
+    fused kernels save less). CUDA's context, the allocator's slack, compiled graphs' buffers and Triton AdamW's
+    copies come on top."""
+    c, e = model.config, dtype.itemsize
+    n = sum(p.numel() for p in model.parameters())
+    block = sum(p.numel() for p in model.transformer.h[0].parameters())
+    shards = world_size if fsdp else 1
+    parts = {'weights, AdamW': 12 * n // shards, 'gradients': 4 * n // (shards if micro_steps == 1 else 1)}
+    if fsdp:
+        parts["gathered weights, a block's gradients"] = (n - (c.n_layer - 2) * block) * e + 4 * block
+    elif world_size > 1:
+        parts['gradient buckets'] = 4 * n
+    d, q, kv, h = c.n_embd, c.n_head * c.head_dim, (c.n_kv_head or c.n_head) * c.head_dim, c.mlp_hidden
+    if c.arch == 'gpt2':  # a token's: the LayerNorms' inputs; c_attn's input, q, k, v, the attention's output;
+        layer = 2 * 4 * d + e * (d + q + 2 * kv + q + d + 2 * h)  # c_fc's input, GELU's input and output
+    else:  # the RMSNorms' inputs and normalised inputs; c_attn's input, q and k rotated, v, the attention's output;
+        layer = 4 * 4 * d + e * (d + 2 * q + 2 * kv + d + 4 * h)  # c_fc's input, SiLU's, the product's, c_proj's
+    # the final norm's input and output, and unless the fused loss runs, the loss's log-softmax of the logits
+    # (and the logits themselves while it runs)
+    loss = 0 if fused_loss else (4 + e) * c.vocab_size
+    parts['activations'] = tokens * (c.n_layer * layer + 4 * d + e * d + loss)
+    return parts
+
+
+def memory_summary(model, tokens, micro_steps_in_all, dtype, fused_loss):
+    """memory_per_rank's totals under DDP and FSDP at 1, 2, 4 and 8 ranks, in a line; micro_steps_in_all: a step's
+    micro-steps over all ranks."""
+    def row(fsdp):
+        gib = [sum(memory_per_rank(model, tokens, max(1, micro_steps_in_all // ranks), ranks, fsdp, dtype,
+                                   fused_loss).values()) / 2**30 for ranks in (1, 2, 4, 8)]
+        return '/'.join(f"{x:.1f}" for x in gib)
+    return f"memory per rank, estimated in GiB at 1/2/4/8 ranks: ddp {row(False)}, fsdp {row(True)} (parallel.py)"
 
 
 def replicas_agree(tensors, what):

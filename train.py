@@ -244,6 +244,8 @@ except ValueError as e:
 if ckpt is not None:
     iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
     print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
+print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulation_steps * ddp_world_size, ptdtype,
+                              model.kernels['cross_entropy'] == 'triton'))
 model.to(device)
 if fsdp:  # before the optimizer, which then holds the shards
     parallel.shard(model, ptdtype)

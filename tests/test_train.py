@@ -91,6 +91,7 @@ def test_training_loss_falls_and_checkpoints(trained, device):
     assert losses[0] > 4.0 and losses[60] < losses[0] - 0.8, losses  # from ln(65) = 4.17 towards the unigram entropy
     assert re.search(r"iter 60: .*ms, [\d,]+ tok/s, mfu (n/a|[\d.]+%), mem [\d,]+ MiB", stdout)
     assert os.path.exists(os.path.join(out_dir, 'ckpt.pt'))
+    assert re.search(r"^memory per rank, estimated in GiB at 1/2/4/8 ranks: ddp [\d./]+, fsdp [\d./]+", stdout, re.M)
 
 def test_resume_continues_at_the_saved_iteration(trained, data_root, device):
     out_dir, stdout = trained
