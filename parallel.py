@@ -11,21 +11,24 @@ import warnings
 
 import torch
 import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
 
-def shard(model, dtype):
+def shard(model, dtype, device_type):
     """model's blocks, then the root (embeddings, final norm, head), sharded in place over the default process
-    group; dtype: the dtype the products run in (autocast's), fp32 for none."""
+    group's ranks on their device_type ('cuda' or 'cpu'); dtype: the dtype the products run in (autocast's), fp32
+    for none."""
     for tensor in model.state_dict().values():  # rank 0's initial weights, as DDP broadcasts them
         dist.broadcast(tensor, src=0)
     policy = MixedPrecisionPolicy(param_dtype=None if dtype == torch.float32 else dtype, reduce_dtype=torch.float32)
     # a block's output is a view, which FSDP warns of: an in-place op on it would skip the gather; the next block
     # reads it out of place
     warnings.filterwarnings('ignore', message='FSDP2-wrapped module .* returned a view tensor')
+    mesh = init_device_mesh(device_type, (dist.get_world_size(),))  # else CUDA's wherever there is a GPU
     for block in model.transformer.h:
-        fully_shard(block, mp_policy=policy)
-    fully_shard(model, mp_policy=policy)
+        fully_shard(block, mesh=mesh, mp_policy=policy)
+    fully_shard(model, mesh=mesh, mp_policy=policy)
 
 
 def memory_per_rank(model, tokens, micro_steps, world_size, fsdp, dtype, fused_loss):

@@ -248,11 +248,12 @@ print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulat
                               model.kernels['cross_entropy'] == 'triton'))
 model.to(device)
 if fsdp:  # before the optimizer, which then holds the shards
-    parallel.shard(model, ptdtype)
+    parallel.shard(model, ptdtype, device_type)
 
 scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
 optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type,
-                                       muon=dict(lr=muon_lr) if optimizer == 'muon' else None, matmul_dtype=ptdtype)
+                                       muon=dict(lr=muon_lr) if optimizer == 'muon' else None,
+                                       matmul_dtype=None if fsdp else ptdtype)  # FSDP casts what it gathers
 # the iteration of the last good checkpoint, and its path
 saved_at, saved_to = (iter_num, resume_path) if init_from == 'resume' else (None, None)
 # steps skipped for a non-finite loss or gradient before this run resumed, and this rank's generators then

@@ -59,7 +59,7 @@ def fsdp_rank(rank, world_size, arch, folder):
     from torch.distributed._tools.fsdp2_mem_tracker import FSDPMemTracker
     torch.manual_seed(0)
     model = GPT(GPTConfig(**SHAPES[arch]))
-    parallel.shard(model, torch.float32)
+    parallel.shard(model, torch.float32, 'cpu')
     optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), 'cpu')
     measured = peak_bytes(model, optimizer, FSDPMemTracker(model, optimizer))
     with open(f'{folder}/rank{rank}.json', 'w') as f:

@@ -189,7 +189,7 @@ import checkpoint, parallel
 from model import GPT, GPTConfig
 dist.init_process_group('gloo', init_method='file://{root_file}', rank=0, world_size=1)
 model = GPT(GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=32, dropout=0.0))
-parallel.shard(model, torch.float32)
+parallel.shard(model, torch.float32, 'cpu')
 optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), 'cpu')
 info = dict(scaler={{}}, model_args={{}}, best_val_loss=0.0, config={{}})
 checkpoint.save_sharded(info | {{'iter_num': 1}}, model, optimizer, {out_dir!r}, 0)
