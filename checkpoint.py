@@ -164,8 +164,8 @@ def from_nanogpt(ckpt):
 
 
 def weights(init_from, out_dir, device):
-    """(GPTConfig's arguments, the state dict, the training config or None) of out_dir/ckpt.pt (init_from 'resume')
-    or of pretrained weights (hf.py): what sample.py and eval.py build their model from."""
+    """(GPTConfig's arguments, the state dict, the training config or None) of out_dir's last checkpoint (init_from
+    'resume') or of pretrained weights (hf.py): what sample.py and eval.py build their model from."""
     if init_from != 'resume':
         import hf
         return *hf.load(init_from), None
@@ -222,8 +222,8 @@ def restore(ckpt, optimizer, scaler, rank, world_size, model):
         state = dict(state, state={i: state['state'][saved[n]] for i, n in enumerate(names)
                                    if saved.get(n) in state['state']})
         if isinstance(model, FSDPModule):  # whole tensors, each rank keeping its shard of them
-            by_name = dict(state={names[i]: s for i, s in state['state'].items()},
-                           param_groups=[dict(g, params=[names[i] for i in g['params']]) for g in state['param_groups']])
+            by_name = dict(state={names[i]: s for i, s in state['state'].items()}, param_groups=[
+                dict(g, params=[names[i] for i in g['params']]) for g in state['param_groups']])
             set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
         else:
             optimizer.load_state_dict(state)

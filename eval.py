@@ -13,7 +13,7 @@ from configurator import configure, device_and_autocast
 from data.common import subword_tokenizer
 
 # -----------------------------------------------------------------------------
-init_from = 'resume'  # 'resume' (out_dir/ckpt.pt), 'gpt2'..'gpt2-xl' or a Hugging Face folder
+init_from = 'resume'  # 'resume' (out_dir's checkpoint), 'gpt2'..'gpt2-xl' or a Hugging Face folder
 out_dir = 'out'
 hellaswag = ''  # a jsonl of HellaSwag's format (ctx, endings, label a line); '' for the validation set, downloaded
 examples_per_forward = 16  # each 4 rows, padded to the longest

@@ -1,6 +1,6 @@
 """
-Export a trained model (out_dir/ckpt.pt) as a Hugging Face folder that transformers' AutoModelForCausalLM reads:
-config.json and model.safetensors (hf.py).
+Export a trained model (out_dir's last checkpoint: ckpt.pt or FSDP's sharded one) as a Hugging Face folder that
+transformers' AutoModelForCausalLM reads: config.json and model.safetensors (hf.py).
 $ python export.py --out_dir=out-shakespeare --hf_dir=gpt2-shakespeare
 A model of GPT-2's BPE gets GPT-2's tokenizer files; a character-level model gets its dataset's meta.json, whose
 vocabulary is its tokenizer (transformers has no class that reads it).
@@ -16,13 +16,13 @@ from configurator import configure
 from data.common import read_meta, dataset_dir
 
 # -----------------------------------------------------------------------------
-out_dir = 'out'  # the checkpoint is out_dir/ckpt.pt
+out_dir = 'out'  # the checkpoint is out_dir's last (ckpt.pt or ckpt_sharded/)
 hf_dir = 'hf'  # the folder written
 # -----------------------------------------------------------------------------
 config = configure(globals())
 
 try:
-    ckpt = checkpoint.load(os.path.join(out_dir, 'ckpt.pt'), 'cpu')
+    ckpt = checkpoint.load(checkpoint.latest(out_dir), 'cpu')
     model = GPT(GPTConfig(**dict(ckpt['model_args'], dropout=0.0)))
     model.load_state_dict(checkpoint.matched(model.state_dict(), ckpt['model'], out_dir))
     meta = read_meta(dataset_dir(ckpt['config']['dataset'], ckpt['config'].get('data_root', 'data')))

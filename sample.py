@@ -15,8 +15,8 @@ from configurator import configure, device_and_autocast
 from data.common import read_meta, dataset_dir, subword_tokenizer
 
 # -----------------------------------------------------------------------------
-init_from = 'resume'  # 'resume' (out_dir/ckpt.pt), 'gpt2'..'gpt2-xl' or a Hugging Face folder
-out_dir = 'out'  # the checkpoint is out_dir/ckpt.pt
+init_from = 'resume'  # 'resume' (out_dir's checkpoint), 'gpt2'..'gpt2-xl' or a Hugging Face folder
+out_dir = 'out'  # the checkpoint is out_dir's last (ckpt.pt or ckpt_sharded/)
 start = "\n"  # prompt, or "FILE:prompt.txt"
 num_samples = 5
 max_new_tokens = 500

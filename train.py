@@ -42,7 +42,7 @@ eval_iters = 200  # batches per split in an evaluation
 eval_only = False  # evaluate once and exit
 always_save_checkpoint = True  # else only when val loss improves (a stop by signal saves either way)
 hellaswag = None  # HellaSwag scored at every eval: a jsonl of its format, or '' for the validation set (downloaded)
-init_from = 'scratch'  # 'scratch', 'resume' (out_dir/ckpt.pt, ours or nanoGPT's), 'gpt2'..'gpt2-xl' or a HF folder
+init_from = 'scratch'  # 'scratch', 'resume' (out_dir's last checkpoint, or nanoGPT's), 'gpt2'..'gpt2-xl' or a HF folder
 wandb_log = False  # log to Weights & Biases (WANDB_MODE=offline works without a network)
 wandb_project = 'owt'  # its project
 wandb_run_name = 'gpt2'  # its run's name

@@ -216,8 +216,9 @@ class AdamW(torch.optim.AdamW):
     """torch.optim.AdamW with its step by adamw() above: the same arguments and state (a state_dict loads into
     either), learning rates as floats or 0-d device tensors (a CUDA graph's, step_graph.set_lr), found_inf read
     where train.py sets it. amsgrad, maximize, differentiable, complex weights, FSDP's sharded weights (DTensors),
-    sparse gradients and GradScaler's grad_scale (fp16) take torch.optim.AdamW's own step. A weight with a `matmul_copy` (kernels/linear.py) gets it
-    written at each step, whichever step ran. backend: 'auto' | 'triton' | 'torch', as for every op."""
+    sparse gradients and GradScaler's grad_scale (fp16) take torch.optim.AdamW's own step. A weight with a
+    `matmul_copy` (kernels/linear.py) gets it written at each step, whichever step ran. backend: 'auto' |
+    'triton' | 'torch', as for every op."""
 
     def __init__(self, params, *args, backend="auto", **kwargs):
         super().__init__(params, *args, **kwargs)

@@ -276,7 +276,8 @@ def test_fsdp_takes_the_steps_of_ddp_and_of_one_process(three_ways):
 def test_fsdp_resumes_exactly_and_at_other_world_sizes(three_ways, data_root, tmp_path):
     """Two FSDP ranks stopped after step 4 and resumed: the uninterrupted run's losses to the bit. Then one process
     resumes from the sharded checkpoint (2 -> 1), and two FSDP ranks from its ckpt.pt (1 -> 2): each step's loss the
-    uninterrupted runs' within 1e-6 (the same weights, AdamW state and batches). sample.py reads the sharded one."""
+    uninterrupted runs' within 1e-6 (the same weights, AdamW state and batches). sample.py and export.py read the
+    sharded one."""
     _, runs = three_ways
     args = [*fsdp_args(data_root), f'--out_dir={tmp_path}']
     run(TORCHRUN, *args, '--parallelism=fsdp', '--max_iters=4')
@@ -291,6 +292,11 @@ def test_fsdp_resumes_exactly_and_at_other_world_sizes(three_ways, data_root, tm
     assert_close_losses(iter_losses(p.stdout), runs['fsdp'][1], [13, 14])
     p = run('sample.py', f'--out_dir={tmp_path}', '--device=cpu', '--num_samples=1', '--max_new_tokens=10')
     assert p.stdout.count('---------------') == 1, p.stdout
+    run('export.py', f'--out_dir={tmp_path}', f'--hf_dir={tmp_path / "hf"}')
+    from safetensors.torch import load_file
+    last = checkpoint.load(checkpoint.latest(tmp_path), 'cpu')['model']
+    assert torch.equal(load_file(tmp_path / 'hf' / 'model.safetensors')['transformer.wte.weight'],
+                       last['transformer.wte.weight'])
 
 def test_what_fsdp_does_not_take_is_a_one_line_error(data_root, tmp_path):
     p = run(TORCHRUN, *fsdp_args(data_root), f'--out_dir={tmp_path}', '--parallelism=fsdp', '--optimizer=muon',
