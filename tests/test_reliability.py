@@ -346,6 +346,21 @@ def test_nonfinite_steps_are_skipped_and_counted(data_root, tmp_path, device, op
     assert torch.isfinite(torch.stack([t.float().sum() for t in [*ckpt['model'].values(), *state]])).all()
 
 
+def test_nonfinite_steps_are_skipped_under_fsdp(data_root, tmp_path):
+    """Two FSDP ranks, each meeting the faults at the same steps: every rank skips them alike, and the sharded
+    checkpoint holds finite weights."""
+    script = tmp_path / 'faulty_train.py'
+    script.write_text(FAULTY_TRAIN.format(root=ROOT, args=[
+        *BASE, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}', '--max_iters=8',
+        '--gradient_accumulation_steps=2', '--parallelism=fsdp'], bad_loss_calls={3}, bad_grad_calls={5, 6}, grad='nan'))
+    p = run(f'-m torch.distributed.run --standalone --nproc_per_node=2 {script}', check=False)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "iter 2: steps skipped for a non-finite loss or gradient: 1 in a row, 1 in all" in p.stdout
+    assert "iter 5: steps skipped for a non-finite loss or gradient: 2 in a row, 3 in all" in p.stdout
+    weights = checkpoint.load(checkpoint.latest(tmp_path), 'cpu')['model'].values()
+    assert torch.isfinite(torch.stack([w.float().sum() for w in weights])).all()
+
+
 def test_nonfinite_steps_in_a_row_stop_the_run_and_keep_the_last_good_checkpoint(data_root, tmp_path):
     args = [*BASE, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}', '--max_iters=30',
             '--skip_nonfinite=2']
