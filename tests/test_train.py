@@ -277,7 +277,7 @@ def test_fsdp_resumes_exactly_and_at_other_world_sizes(three_ways, data_root, tm
     """Two FSDP ranks stopped after step 4 and resumed: the uninterrupted run's losses to the bit. Then one process
     resumes from the sharded checkpoint (2 -> 1), and two FSDP ranks from its ckpt.pt (1 -> 2): each step's loss the
     uninterrupted runs' within 1e-6 (the same weights, AdamW state and batches). sample.py and export.py read the
-    sharded one."""
+    sharded one, and export.py writes it whole, which resumes."""
     _, runs = three_ways
     args = [*fsdp_args(data_root), f'--out_dir={tmp_path}']
     run(TORCHRUN, *args, '--parallelism=fsdp', '--max_iters=4')
@@ -292,11 +292,17 @@ def test_fsdp_resumes_exactly_and_at_other_world_sizes(three_ways, data_root, tm
     assert_close_losses(iter_losses(p.stdout), runs['fsdp'][1], [13, 14])
     p = run('sample.py', f'--out_dir={tmp_path}', '--device=cpu', '--num_samples=1', '--max_new_tokens=10')
     assert p.stdout.count('---------------') == 1, p.stdout
-    run('export.py', f'--out_dir={tmp_path}', f'--hf_dir={tmp_path / "hf"}')
+    run('export.py', f'--out_dir={tmp_path}', f'--hf_dir={tmp_path / "hf"}', f'--whole_ckpt={tmp_path / "one.pt"}')
     from safetensors.torch import load_file
     last = checkpoint.load(checkpoint.latest(tmp_path), 'cpu')['model']
     assert torch.equal(load_file(tmp_path / 'hf' / 'model.safetensors')['transformer.wte.weight'],
                        last['transformer.wte.weight'])
+    whole = torch.load(tmp_path / 'one.pt', weights_only=True)  # the sharded checkpoint as one file: it resumes
+    assert whole['iter_num'] == 15 and all(torch.equal(whole['model'][k], w) for k, w in last.items())
+    (tmp_path / 'whole').mkdir()
+    (tmp_path / 'one.pt').rename(tmp_path / 'whole' / 'ckpt.pt')
+    p = run('train.py', *fsdp_args(data_root), f'--out_dir={tmp_path / "whole"}', '--init_from=resume', '--max_iters=15')
+    assert "resumed at iter 15" in p.stdout and 15 in iter_losses(p.stdout), p.stdout
 
 def test_what_fsdp_does_not_take_is_a_one_line_error(data_root, tmp_path):
     p = run(TORCHRUN, *fsdp_args(data_root), f'--out_dir={tmp_path}', '--parallelism=fsdp', '--optimizer=muon',
