@@ -31,15 +31,15 @@ def shard(model, dtype, device_type):
     fully_shard(model, mesh=mesh, mp_policy=policy)
 
 
-def memory_per_rank(model, tokens, micro_steps, world_size, fsdp, dtype, fused_loss):
+def memory_per_rank(model, tokens, micro_steps, world_size, fsdp, dtype, fused_loss, copies=0):
     """An estimate of one rank's peak memory in bytes, by part, for `micro_steps` micro-steps a step of `tokens`
     tokens each: weights, gradients and AdamW's two moments in fp32 (each rank 1/world_size of them under FSDP, but
     for the gradients accumulated over micro-steps, which FSDP keeps whole until the last reduces them); DDP's
     gradient buckets (a second copy of the gradients) or FSDP's gathered weights (the root's and two blocks', in
     dtype) and one block's whole gradients; and what autograd saves in a micro-step's forward, op by op as
     model.py's blocks with PyTorch's ops save it: the residual stream in fp32, the blocks' tensors in dtype (the
-    fused kernels save less). CUDA's context, the allocator's slack, compiled graphs' buffers and Triton AdamW's
-    copies come on top."""
+    fused kernels save less); `copies`: the bytes of the bf16 copies of the block matrices that Triton's AdamW keeps
+    outside FSDP. CUDA's context, the allocator's slack and compiled graphs' buffers come on top."""
     c, e = model.config, dtype.itemsize
     n = sum(p.numel() for p in model.parameters())
     block = sum(p.numel() for p in model.transformer.h[0].parameters())
@@ -47,7 +47,9 @@ def memory_per_rank(model, tokens, micro_steps, world_size, fsdp, dtype, fused_l
     parts = {'weights, AdamW': 12 * n // shards, 'gradients': 4 * n // (shards if micro_steps == 1 else 1)}
     if fsdp:
         parts["gathered weights, a block's gradients"] = (n - (c.n_layer - 2) * block) * e + 4 * block
-    elif world_size > 1:
+    elif copies:
+        parts["AdamW's matmul copies"] = copies
+    if not fsdp and world_size > 1:
         parts['gradient buckets'] = 4 * n
     d, q, kv, h = c.n_embd, c.n_head * c.head_dim, (c.n_kv_head or c.n_head) * c.head_dim, c.mlp_hidden
     if c.arch == 'gpt2':  # a token's: the LayerNorms' inputs; c_attn's input, q, k, v, the attention's output;
@@ -61,12 +63,12 @@ def memory_per_rank(model, tokens, micro_steps, world_size, fsdp, dtype, fused_l
     return parts
 
 
-def memory_summary(model, tokens, micro_steps_in_all, dtype, fused_loss):
+def memory_summary(model, tokens, micro_steps_in_all, dtype, fused_loss, copies):
     """memory_per_rank's totals under DDP and FSDP at 1, 2, 4 and 8 ranks, in a line; micro_steps_in_all: a step's
     micro-steps over all ranks."""
     def row(fsdp):
         gib = [sum(memory_per_rank(model, tokens, max(1, micro_steps_in_all // ranks), ranks, fsdp, dtype,
-                                   fused_loss).values()) / 2**30 for ranks in (1, 2, 4, 8)]
+                                   fused_loss, copies).values()) / 2**30 for ranks in (1, 2, 4, 8)]
         return '/'.join(f"{x:.1f}" for x in gib)
     return f"memory per rank, estimated in GiB at 1/2/4/8 ranks: ddp {row(False)}, fsdp {row(True)} (parallel.py)"
 

@@ -244,8 +244,6 @@ except ValueError as e:
 if ckpt is not None:
     iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
     print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
-print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulation_steps * ddp_world_size, ptdtype,
-                              model.kernels['cross_entropy'] == 'triton'))
 model.to(device)
 if fsdp:  # before the optimizer, which then holds the shards
     parallel.shard(model, ptdtype, device_type)
@@ -254,6 +252,9 @@ scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  
 optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type,
                                        muon=dict(lr=muon_lr) if optimizer == 'muon' else None,
                                        matmul_dtype=None if fsdp else ptdtype)  # FSDP casts what it gathers
+print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulation_steps * ddp_world_size, ptdtype,
+                              model.kernels['cross_entropy'] == 'triton',
+                              sum(p.matmul_copy.nbytes for p in model.parameters() if hasattr(p, 'matmul_copy'))))
 # the iteration of the last good checkpoint, and its path
 saved_at, saved_to = (iter_num, resume_path) if init_from == 'resume' else (None, None)
 # steps skipped for a non-finite loss or gradient before this run resumed, and this rank's generators then
