@@ -210,13 +210,13 @@ def restore(ckpt, optimizer, scaler, rank, world_size, model):
     FSDP's shards by name. Returns (the steps skipped before, this rank's generators or None where the ranks differ
     in number)."""
     base_lrs = [g['base_lr'] for g in optimizer.param_groups]
-    name = {id(p): n for n, p in model.named_parameters()}
-    names = [name[id(p)] for g in optimizer.param_groups for p in g['params']]  # the state's numbering
     if ckpt.get('sharded'):
         state = {'optimizer': get_optimizer_state_dict(model, optimizer)}
         _read_sharded(state, ckpt['sharded'])
         set_optimizer_state_dict(model, optimizer, state['optimizer'])
     else:
+        name = {id(p): n for n, p in model.named_parameters()}
+        names = [name[id(p)] for g in optimizer.param_groups for p in g['params']]  # the state's numbering
         state = ckpt['optimizer']
         saved = {n: i for i, n in enumerate(ckpt.get('optimizer_names', names))}
         state = dict(state, state={i: state['state'][saved[n]] for i, n in enumerate(names)
