@@ -90,6 +90,7 @@ def test_the_large_configs_and_their_memory(config, params, shape):
     assert {k: getattr(model.config, k) for k in shape} == shape
     assert abs(sum(p.numel() for p in model.parameters()) / params - 1) < 0.01
     tokens, micro_steps = settings['batch_size'] * settings['block_size'], settings['gradient_accumulation_steps']
-    ddp, fsdp = (parallel.memory_per_rank(model, tokens, micro_steps // 8, 8, f, torch.bfloat16, True) for f in (0, 1))
+    ddp, fsdp = (parallel.memory_per_rank(model, tokens, micro_steps // 8, 8, sharded, torch.bfloat16, True)
+                 for sharded in (False, True))
     assert fsdp['weights, AdamW'] == ddp['weights, AdamW'] // 8 and fsdp['activations'] == ddp['activations']
     assert sum(fsdp.values()) < sum(ddp.values()) < 141e9  # an H200's memory
