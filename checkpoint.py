@@ -63,6 +63,17 @@ def save(obj, path):
         os.close(fd)
 
 
+def save_run(info, model, optimizer, out_dir, sharded, rank):
+    """info (what a resumed run needs beside the weights) with model's and optimizer's state: sharded by every rank
+    (FSDP's, a collective), or whole in out_dir/ckpt.pt by rank 0. Returns the path written (None on other ranks)."""
+    if sharded:
+        return save_sharded(info, model, optimizer, out_dir, rank)
+    path = os.path.join(out_dir, 'ckpt.pt')
+    if rank == 0:
+        save(info | {'model': model.state_dict(), 'optimizer': optimizer.state_dict()}, path)
+    return path if rank == 0 else None
+
+
 def save_sharded(info, model, optimizer, out_dir, rank):
     """FSDP's model and optimizer, each rank's shards, with info (the rest of what ckpt.pt holds) in a new folder
     of out_dir/ckpt_sharded/ (see above); returns its path. A collective: every rank calls it."""

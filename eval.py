@@ -10,7 +10,6 @@ import checkpoint
 import hellaswag as hs
 from model import GPTConfig, GPT
 from configurator import configure, device_and_autocast
-from data.common import subword_tokenizer
 
 # -----------------------------------------------------------------------------
 init_from = 'resume'  # 'resume' (out_dir's checkpoint), 'gpt2'..'gpt2-xl' or a Hugging Face folder
@@ -28,12 +27,8 @@ try:
     model = GPT(GPTConfig(**dict(model_args, dropout=0.0)))  # PyTorch's ops: a few hundred forwards in all
     model.load_state_dict(checkpoint.matched(model.state_dict(), weights, out_dir if init_from == 'resume'
                                              else init_from))
-    examples = hs.read(hellaswag)
+    examples, encode = hs.read(hellaswag), hs.encoder(init_from, model.config.vocab_size)
 except ValueError as e:
     sys.exit(f"error: {e}")
 model.eval().to(device)
-subword = subword_tokenizer(init_from, model.config.vocab_size)
-if subword is None:
-    sys.exit(f"error: the model has {model.config.vocab_size} tokens: HellaSwag needs GPT-2 BPE or a folder's "
-             f"tokenizer.json")
-print(hs.summary(hs.right_answers(model, examples, subword[0], device, ctx, examples_per_forward), len(examples)))
+print(hs.summary(hs.right_answers(model, examples, encode, device, ctx, examples_per_forward), len(examples)))

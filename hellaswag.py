@@ -11,6 +11,8 @@ import urllib.request
 import torch
 import torch.nn.functional as F
 
+from data.common import subword_tokenizer
+
 URL = "https://raw.githubusercontent.com/rowanz/hellaswag/master/data/hellaswag_val.jsonl"
 VALIDATION = os.path.join('data', 'hellaswag', 'hellaswag_val.jsonl')  # where the download goes
 
@@ -31,6 +33,16 @@ def read(path):
             return [(x['ctx'], x['endings'], x['label']) for x in map(json.loads, filter(str.strip, f))]
     except (OSError, ValueError, KeyError) as e:
         raise ValueError(f"cannot read HellaSwag examples from {path}: {type(e).__name__}: {e}")
+
+
+def encoder(init_from, vocab_size):
+    """The encode function HellaSwag's text goes through: the model's subword tokenizer (data.common); ValueError
+    for a character-level model."""
+    subword = subword_tokenizer(init_from, vocab_size)
+    if subword is None:
+        raise ValueError(f"HellaSwag needs a model of GPT-2 BPE or of a folder's tokenizer.json, not one of "
+                         f"{vocab_size} tokens")
+    return subword[0]
 
 
 def ending_losses(model, examples, encode, device):

@@ -15,6 +15,18 @@ from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
 
+def refusal(parallelism, fsdp, optimizer, dtype):
+    """The one-line error for a parallelism train.py does not run, or None. FSDP does not take Muon (its step
+    orthogonalises whole matrices) or fp16 (the loss scaler is written for whole gradients)."""
+    if parallelism not in ('ddp', 'fsdp'):
+        return f"parallelism must be 'ddp' or 'fsdp', got {parallelism!r}"
+    not_taken = [what for what, asked in (("optimizer='muon'", optimizer == 'muon'),
+                                          ("dtype='float16'", dtype == torch.float16)) if asked]
+    if fsdp and not_taken:
+        return f"parallelism='fsdp' does not take {' or '.join(not_taken)}: use 'ddp'"
+    return None
+
+
 def shard(model, dtype, device_type):
     """model's blocks, then the root (embeddings, final norm, head), sharded in place over the default process
     group's ranks on their device_type ('cuda' or 'cpu'); dtype: the dtype the products run in (autocast's), fp32
@@ -63,9 +75,12 @@ def memory_per_rank(model, tokens, micro_steps, world_size, fsdp, dtype, fused_l
     return parts
 
 
-def memory_summary(model, tokens, micro_steps_in_all, dtype, fused_loss, copies):
-    """memory_per_rank's totals under DDP and FSDP at 1, 2, 4 and 8 ranks, in a line; micro_steps_in_all: a step's
-    micro-steps over all ranks."""
+def memory_summary(model, tokens, micro_steps_in_all, dtype):
+    """memory_per_rank's totals under DDP and FSDP at 1, 2, 4 and 8 ranks, in a line, for model as built (its loss,
+    the copies its optimizer keeps); micro_steps_in_all: a step's micro-steps over all ranks."""
+    fused_loss = model.kernels['cross_entropy'] == 'triton'
+    copies = sum(p.matmul_copy.nbytes for p in model.parameters() if hasattr(p, 'matmul_copy'))
+
     def row(fsdp):
         gib = [sum(memory_per_rank(model, tokens, max(1, micro_steps_in_all // ranks), ranks, fsdp, dtype,
                                    fused_loss, copies).values()) / 2**30 for ranks in (1, 2, 4, 8)]
@@ -90,6 +105,13 @@ def every_rank(value, group=None):
     values = [None] * dist.get_world_size()
     dist.all_gather_object(values, value, group=group)
     return values
+
+
+def mean_over_ranks(tensor):
+    """tensor averaged over the ranks, in place (a collective); as it is in one process."""
+    if dist.is_initialized():
+        dist.all_reduce(tensor)
+        tensor /= dist.get_world_size()
 
 
 def any_rank(flag, group=None):

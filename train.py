@@ -30,7 +30,7 @@ from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
 from configurator import configure, command_line_keys
-from data.common import read_meta, check_tokens, dataset_dir, subword_tokenizer
+from data.common import read_meta, check_tokens, dataset_dir
 
 # -----------------------------------------------------------------------------
 # default config values: GPT-2 (124M) on OpenWebText
@@ -144,13 +144,9 @@ if ptdtype is None:
 ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
 if optimizer not in ('adamw', 'muon'):
     fail(f"optimizer must be 'adamw' or 'muon', got {optimizer!r}")
-if parallelism not in ('ddp', 'fsdp'):
-    fail(f"parallelism must be 'ddp' or 'fsdp', got {parallelism!r}")
 fsdp = ddp and parallelism == 'fsdp'  # one process: nothing to shard
-# what FSDP's path does not take: Muon's step orthogonalises whole matrices; fp16's scaler is written for DDP
-not_taken = {"optimizer='muon'": optimizer == 'muon', "dtype='float16'": ptdtype == torch.float16}
-if fsdp and any(not_taken.values()):
-    fail(f"parallelism='fsdp' does not take {' or '.join(k for k, v in not_taken.items() if v)}: use 'ddp'")
+if refused := parallel.refusal(parallelism, fsdp, optimizer, ptdtype):
+    fail(refused)
 if cuda_graph:  # what the recorded step cannot hold: another graph, a host sync
     why_not = ("it needs CUDA" if device_type != 'cuda' else "not under parallelism='fsdp'" if fsdp else
                "optimizer='muon' records CUDA graphs of its own" if optimizer != 'adamw' else
@@ -169,7 +165,6 @@ print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
 
 # data and model ----------------------------------------------------------------
 data_dir = dataset_dir(dataset)
-ckpt_path = os.path.join(out_dir, 'ckpt.pt')  # where a run writes, or FSDP's run a folder of checkpoint.SHARDED
 ckpt, weights = None, None  # the checkpoint resumed, or the pretrained weights started from (hf.py)
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
                   bias=bias, vocab_size=None, dropout=dropout, rope_theta=rope_theta, gelu_approximate=gelu_approximate)
@@ -197,11 +192,7 @@ try:  # bad data, checkpoints and settings are refused here, not met as a crash 
                      f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json",
                      f"python data/{os.path.basename(os.path.normpath(dataset))}/prepare.py")
     if hellaswag is not None:  # read (or downloaded) now: a bad file is refused here, not at the first eval
-        subword = subword_tokenizer(init_from, gptconf.vocab_size)
-        if subword is None:
-            raise ValueError(f"hellaswag needs a model of GPT-2 BPE or of a folder's tokenizer.json, not one of "
-                             f"{gptconf.vocab_size} tokens")
-        hellaswag_examples, hellaswag_encode = hs.read(hellaswag), subword[0]
+        hellaswag_examples, hellaswag_encode = hs.read(hellaswag), hs.encoder(init_from, gptconf.vocab_size)
 except ValueError as e:
     fail(e)
 if meta:
@@ -209,8 +200,7 @@ if meta:
 
 def get_batch(split, name):
     """The batch called `name` ('<iter> <micro-step>', 'eval <k>') of a split, at offsets that depend on (seed, split,
-    name) alone: a resumed run reads the batches the uninterrupted one would, every eval the same ones, and a step
-    the same ones at any number of ranks."""
+    name) alone: a resumed run reads the uninterrupted one's batches, at any number of ranks; every eval the same."""
     # a new memmap per batch: a long-lived one grows the process's memory (numpy keeps pages)
     data = np.memmap(os.path.join(data_dir, f'{split}.bin'), dtype=np.uint16, mode='r')
     key = hashlib.sha256(f"{seed} {split} {name}".encode()).digest()
@@ -252,11 +242,8 @@ scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  
 optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type,
                                        muon=dict(lr=muon_lr) if optimizer == 'muon' else None,
                                        matmul_dtype=None if fsdp else ptdtype)  # FSDP casts what it gathers
-print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulation_steps * ddp_world_size, ptdtype,
-                              model.kernels['cross_entropy'] == 'triton',
-                              sum(p.matmul_copy.nbytes for p in model.parameters() if hasattr(p, 'matmul_copy'))))
-# the iteration of the last good checkpoint, and its path
-saved_at, saved_to = (iter_num, resume_path) if init_from == 'resume' else (None, None)
+print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulation_steps * ddp_world_size, ptdtype))
+saved_at, saved_to = (iter_num, resume_path) if init_from == 'resume' else (None, None)  # the last good checkpoint
 # steps skipped for a non-finite loss or gradient before this run resumed, and this rank's generators then
 skipped_before, resume_rng = (0, None) if ckpt is None else checkpoint.restore(ckpt, optimizer, scaler, ddp_rank,
                                                                                 ddp_world_size, model)
@@ -277,6 +264,9 @@ if ddp and not fsdp:
     copies = [p.matmul_copy for p in raw_model.parameters() if hasattr(p, 'matmul_copy')]
     if copies and not parallel.replicas_agree(copies, "the block matrices' copies"):
         fail("the block matrices' copies differ across ranks after the weights' broadcast")
+# whether a micro-step's backward reduces the gradients over the ranks (one process: nothing to reduce)
+reduce_gradients = (raw_model.set_requires_gradient_sync if fsdp else
+                    (lambda last: setattr(model, 'require_backward_grad_sync', last)) if ddp else (lambda last: None))
 
 @torch.no_grad()
 def estimate_loss():
@@ -291,7 +281,9 @@ def estimate_loss():
             losses[k] = loss.item()
         out[split] = losses.mean().item()
     if hellaswag is not None:  # the plain module: its padded rows take no recompilation
-        out['hellaswag'] = hs.right_answers(raw_model, hellaswag_examples, hellaswag_encode, device, ctx)
+        right = hs.right_answers(raw_model, hellaswag_examples, hellaswag_encode, device, ctx)
+        print(f"step {iter_num}: {hs.summary(right, len(hellaswag_examples))}")
+        out['hellaswag/acc_norm'] = right[1] / len(hellaswag_examples)
     model.train()
     return out
 
@@ -309,18 +301,13 @@ def peak_memory_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # the process's peak RSS (KiB on Linux)
 
 def save_checkpoint(rng):
-    """What a resumed run needs to continue exactly (the iteration fixes the lr and the data): written by rank 0,
-    or under FSDP each rank's shards (a collective)."""
+    """What a resumed run needs to continue exactly (the iteration fixes the lr and the data); under FSDP a
+    collective."""
     global saved_at, saved_to
     info = {'scaler': scaler.state_dict(), 'model_args': model_args, 'iter_num': iter_num,
             'best_val_loss': best_val_loss, 'config': config, 'rng': rng, 'nonfinite_steps': int(nonfinite[0].item()),
             'kernels': raw_model.kernels, 'kernel_timings': kernel_timings}
-    if fsdp:
-        saved_to = checkpoint.save_sharded(info, raw_model, optimizer, out_dir, ddp_rank)
-    elif master_process:
-        checkpoint.save(info | {'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict()}, ckpt_path)
-        saved_to = ckpt_path
-    saved_at = iter_num
+    saved_at, saved_to = iter_num, checkpoint.save_run(info, raw_model, optimizer, out_dir, fsdp, ddp_rank)
     print(f"saved checkpoint to {saved_to} (iter {iter_num})")
 
 stop_signal = checkpoint.StopSignal()  # SIGTERM or SIGINT: finish the step, save, exit cleanly
@@ -338,8 +325,7 @@ nonfinite = torch.tensor([float(skipped_before), 0.0], device=device)  # steps s
 loss_sum = torch.zeros((), device=device)  # the step's loss over its micro-steps (read on log steps)
 skipped_logged, ended = skipped_before, None  # ended: why the loop ended ('max_iters', a signal's name, 'eval_only')
 def batch_name(micro_steps):
-    """The training batch after this rank's micro_steps: '<iter> <micro-step of the whole step>' (rank r takes
-    micro-steps r * gradient_accumulation_steps onwards)."""
+    """The training batch after this rank's micro_steps: '<iter> <micro-step of the whole step, over all ranks>'."""
     step, micro_step = divmod(micro_steps, gradient_accumulation_steps)
     return f"{step} {ddp_rank * gradient_accumulation_steps + micro_step}"
 X, Y = get_batch('train', batch_name(iter_num * gradient_accumulation_steps))
@@ -357,11 +343,7 @@ def train_step(batch):
     Results go into loss_sum and nonfinite in place; nothing in it waits for the GPU: a CUDA graph can replay it."""
     loss_sum.zero_()
     for micro_step in range(gradient_accumulation_steps):
-        last = micro_step == gradient_accumulation_steps - 1  # the gradients are reduced on the last one only
-        if fsdp:
-            raw_model.set_requires_gradient_sync(last)
-        elif ddp:
-            model.require_backward_grad_sync = last
+        reduce_gradients(micro_step == gradient_accumulation_steps - 1)  # on the last micro-step only
         X, Y = batch(micro_step)
         with ctx:
             _, loss = model(X, Y)
@@ -417,17 +399,13 @@ try:
             if device_type == 'cuda':
                 torch.cuda.synchronize()  # the steps queued before the eval end here, in their own time
             t_eval = time.time()
-            # every rank's generators, before the eval (it draws nothing, and a resumed run redoes it)
-            rng = parallel.every_rank(checkpoint.rng_state(device), control_group)
+            rng = parallel.every_rank(checkpoint.rng_state(device), control_group)  # before the eval, which draws none
             if master_process or fsdp:  # FSDP: every rank runs the forward (and saves: a collective)
                 losses = estimate_loss()
                 print(f"step {iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
-                if hellaswag is not None:
-                    print(f"step {iter_num}: {hs.summary(losses['hellaswag'], len(hellaswag_examples))}")
                 if wandb_log and master_process:
                     wandb.log({'iter': iter_num, 'train/loss': losses['train'], 'val/loss': losses['val'], 'lr': lr}
-                              | ({'hellaswag/acc_norm': losses['hellaswag'][1] / len(hellaswag_examples)}
-                                 if hellaswag is not None else {}))
+                              | {k: v for k, v in losses.items() if k.startswith('hellaswag')})
                 if (losses['val'] < best_val_loss or always_save_checkpoint) and not eval_only:
                     best_val_loss = min(best_val_loss, losses['val'])
                     if iter_num > 0:
@@ -441,9 +419,7 @@ try:
 
         iters_logged += 1
         if iter_num % log_interval == 0:  # every rank reads the counters: a stop must be every rank's
-            if ddp:  # the whole step's loss, not rank 0's micro-steps' alone
-                dist.all_reduce(loss_sum)
-                loss_sum /= ddp_world_size
+            parallel.mean_over_ranks(loss_sum)  # the whole step's loss, not rank 0's micro-steps' alone
             lossf, skipped, in_a_row = torch.cat([loss_sum.view(1), nonfinite]).tolist()  # the only host sync
             t1 = time.time()
             dt, t_log, iters_logged = (t1 - t_log) / iters_logged, t1, 0

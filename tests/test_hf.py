@@ -320,4 +320,4 @@ def test_hellaswag_scores_as_a_direct_computation(tmp_path):
     for split in ('train', 'val'):
         np.zeros(4096, dtype=np.uint16).tofile(tmp_path / 'char' / f'{split}.bin')
     user_error(run('train.py', *TINY, f'--dataset={tmp_path / "char"}', f'--hellaswag={tmp_path / "hs.jsonl"}',
-                   '--device=cpu', check=False), 'hellaswag needs a model of GPT-2 BPE')
+                   '--device=cpu', check=False), 'HellaSwag needs a model of GPT-2 BPE')
