@@ -45,11 +45,13 @@ def device():
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-# Tiny Shakespeare: where TINY_SHAKESPEARE says, where data/shakespeare_char/prepare.py downloads it, or beside the
-# checkout (CI); the tests that read it fail with this list where none of them holds it
+# Tiny Shakespeare: where TINY_SHAKESPEARE says, where data/shakespeare_char/prepare.py downloads it, beside the
+# checkout, or the copy in tests/fixtures (karpathy/char-rnn's input.txt, 1.1 MB), so that a clone anywhere runs every
+# test without a network
 SHAKESPEARE_PLACES = [os.environ.get("TINY_SHAKESPEARE", ""),
                       os.path.join(ROOT, "data", "shakespeare_char", "input.txt"),
-                      os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare", "input.txt")]
+                      os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare", "input.txt"),
+                      os.path.join(ROOT, "tests", "fixtures", "tinyshakespeare.txt")]
 SHAKESPEARE = next((p for p in SHAKESPEARE_PLACES if os.path.isfile(p)),
                    f"no Tiny Shakespeare in {SHAKESPEARE_PLACES} (set TINY_SHAKESPEARE=path/to/input.txt)")
 
