@@ -225,7 +225,8 @@ if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides
     measured, kernel_timings = decision[0]
 try:
     impl = choose.resolve(kernels, gptconf, device_type, overrides, measured)
-    model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual)
+    with torch.device(device):  # the weights drawn where they live: no host-side init and copy
+        model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual)
     if ckpt is not None or weights is not None:  # every name and shape checked first
         source = resume_path if ckpt else init_from
         model.load_state_dict(checkpoint.matched(model.state_dict(), weights or ckpt['model'], source))
@@ -234,7 +235,6 @@ except ValueError as e:
 if ckpt is not None:
     iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
     print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
-model.to(device)
 if fsdp:  # before the optimizer, which then holds the shards
     parallel.shard(model, ptdtype, device_type)
 
@@ -273,12 +273,12 @@ def estimate_loss():
     out = {}
     model.eval()
     for split in ('train', 'val'):
-        losses = torch.zeros(eval_iters)
-        for k in range(eval_iters):
+        losses = torch.zeros(eval_iters, device=device)  # kept on the device: no wait per batch, the next one
+        for k in range(eval_iters):                         # is read while the GPU runs this one
             X, Y = get_batch(split, f"eval {k}")
             with ctx:
                 _, loss = model(X, Y)
-            losses[k] = loss.item()
+            losses[k] = loss
         out[split] = losses.mean().item()
     if hellaswag is not None:  # the plain module: its padded rows take no recompilation
         right = hs.right_answers(raw_model, hellaswag_examples, hellaswag_encode, device, ctx)
