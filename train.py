@@ -273,8 +273,8 @@ def estimate_loss():
     out = {}
     model.eval()
     for split in ('train', 'val'):
-        losses = torch.zeros(eval_iters, device=device)  # kept on the device: no wait per batch, the next one
-        for k in range(eval_iters):                         # is read while the GPU runs this one
+        losses = torch.zeros(eval_iters, device=device)  # no wait per batch: the host reads the next one meanwhile
+        for k in range(eval_iters):
             X, Y = get_batch(split, f"eval {k}")
             with ctx:
                 _, loss = model(X, Y)
