@@ -65,13 +65,13 @@ def ending_losses(model, examples, encode, device):
 @torch.no_grad()
 def right_answers(model, examples, encode, device, ctx, examples_per_forward=16):
     """How many examples the model answers right, by summed and by mean ending loss: (acc's count, acc_norm's)."""
-    right = torch.zeros(2, dtype=torch.long)
+    right = torch.zeros(2, dtype=torch.long, device=device)  # counted on the device: one wait, at the end
     for start in range(0, len(examples), examples_per_forward):
         batch = examples[start:start + examples_per_forward]
         with ctx:
             summed, mean = ending_losses(model, batch, encode, device)
         labels = torch.tensor([label for _, _, label in batch], device=device)
-        right += torch.stack([(summed.argmin(1) == labels).sum(), (mean.argmin(1) == labels).sum()]).cpu()
+        right += torch.stack([(summed.argmin(1) == labels).sum(), (mean.argmin(1) == labels).sum()])
     return right.tolist()
 
 

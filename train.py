@@ -18,7 +18,6 @@ from contextlib import nullcontext
 import numpy as np
 import torch
 import torch.distributed as dist
-from torch.distributed.tensor import DTensor
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import checkpoint
@@ -354,7 +353,7 @@ def train_step(batch):
     params = [p for p in model.parameters() if p.grad is not None]
     grad_norm = (torch.nn.utils.clip_grad_norm_(params, grad_clip) if grad_clip != 0.0
                  else torch.nn.utils.get_total_norm([p.grad for p in params]))
-    grad_norm = grad_norm.full_tensor() if isinstance(grad_norm, DTensor) else grad_norm  # FSDP's, of the shards
+    grad_norm = grad_norm.full_tensor() if fsdp else grad_norm  # FSDP's: a DTensor, the shards' norm made whole
     # non-finite? The gradient norm is the same on every rank (all-reduced gradients); a loss
     # is per rank, so its flag is all-reduced too: every rank decides alike, on the device
     bad = (~torch.isfinite(loss_sum)).float()
