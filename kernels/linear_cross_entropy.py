@@ -15,6 +15,8 @@ a pass for lse, a pass writing g), then dx_chunk = g W and dW += g^T x_chunk (dW
 fp32; on the GPU each product by the fastest of cuBLASLt's algorithms and PyTorch's call, as
 measured at the op's first call for these shapes, kernels/matmul.py). The backward only scales
 dx and dW by the incoming gradient (over n for the mean): no second sweep over V.
+Where no gradient is wanted (grad mode off, as in an evaluation, or neither x nor W requiring
+one) the forward makes the loss alone: the chunks' logits products, not the dx and dW ones.
 Peak extra memory: one buffer for a chunk of logits (at most chunk_bytes), the fp32 dW, dx,
 a split-K product's workspace where cuBLASLt's fastest algorithm is one (12 MiB for GPT-2's
 dx); under autocast also the weight's copy in x's dtype (as autocast's own cast would make),
@@ -212,27 +214,34 @@ def model_chunk_bytes(V, lean):
 
 def _chunk_products(x, weight, logits, dx, dweight, rows):
     """{(chunk rows, first chunk?): the chunk's product plans (logits = x W^T, dx = g W, dW = g^T x for the first
-    chunk, dW += g^T x after it)}, made before the buffers hold anything: measuring a plan writes its output."""
+    chunk, dW += g^T x after it; the logits' alone where dx is None)}, made before the buffers hold anything:
+    measuring a plan writes its output."""
     N, plans = x.shape[0], {}
     for start in (0, rows, (N - 1) // rows * rows):  # the first chunk, the second, the last (maybe shorter)
         key = (min(rows, N - start), start == 0)
         if 0 <= start < N and key not in plans:
             x_chunk, g = x[start:start + rows], logits[:key[0]]
-            plans[key] = (matmul_plan(x_chunk, weight.T, g), matmul_plan(g, weight, dx[start:start + rows]),
-                          matmul_plan(g.T, x_chunk, dweight, beta=0.0 if start == 0 else 1.0))
+            plans[key] = (matmul_plan(x_chunk, weight.T, g),) + (() if dx is None else (
+                matmul_plan(g, weight, dx[start:start + rows]),
+                matmul_plan(g.T, x_chunk, dweight, beta=0.0 if start == 0 else 1.0)))
     return plans
 
-def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss, chunk_bytes):
-    return (x.new_empty((), dtype=torch.float64), torch.empty_like(x),
-            weight.new_empty(weight.shape, dtype=torch.float32), targets.new_empty(()))
+def _gradients(x, weight, grads):
+    """dx and the fp32 dW for the forward to write, or rows of neither where no gradient is wanted."""
+    return (x.new_empty(x.shape if grads else (0, x.shape[1])),
+            weight.new_empty(weight.shape if grads else (0, weight.shape[1]), dtype=torch.float32))
+
+def _fake_fwd(x, weight, targets, ignore_index, softcap, z_loss, chunk_bytes, grads):
+    return x.new_empty((), dtype=torch.float64), *_gradients(x, weight, grads), targets.new_empty(())
 
 # opaque to torch.compile: traced, its fp32-output addmm fails in the fake-tensor pass (torch 2.11)
 @for_compile("linear_cross_entropy_fwd", _fake_fwd, traceable=False)
 def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, ignore_index: int,
-                             softcap: Optional[float], z_loss: float,
-                             chunk_bytes: int) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+                             softcap: Optional[float], z_loss: float, chunk_bytes: int,
+                             grads: bool) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(summed loss in fp64, its gradients for x and, in fp32, for weight, rows not ignored)
-    for x (N, H), weight (V, H), targets (N,), the rows in chunks of at most chunk_bytes of logits."""
+    for x (N, H), weight (V, H), targets (N,), the rows in chunks of at most chunk_bytes of logits;
+    without grads the gradients are empty (no rows) and their products not made."""
     if x.dim() != 2 or weight.dim() != 2 or x.shape[1] != weight.shape[1] or targets.shape != x.shape[:1]:
         raise ValueError(f"linear_cross_entropy: shapes x {tuple(x.shape)}, weight {tuple(weight.shape)}, "
                          f"targets {tuple(targets.shape)} are not (N, H), (V, H), (N,)")
@@ -240,23 +249,25 @@ def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: tor
         raise ValueError(f"linear_cross_entropy: x is {x.dtype}, weight {weight.dtype}")
     N, V = x.shape[0], weight.shape[0]
     loss_rows = torch.empty(N, device=x.device, dtype=torch.float32)
-    dx = torch.empty_like(x)
-    # the first chunk overwrites it
-    dweight = (torch.empty if N else torch.zeros)(weight.shape, device=x.device, dtype=torch.float32)
+    dx, dweight = _gradients(x, weight, grads)
+    if N == 0:  # no chunk writes it
+        dweight.zero_()
     rows = _chunk_rows(N, V, x.element_size(), chunk_bytes)
     logits = torch.empty(min(rows, N), V, device=x.device, dtype=x.dtype)  # one buffer: the chunks take turns
-    plans = _chunk_products(x, weight, logits, dx, dweight, rows)
+    plans = _chunk_products(x, weight, logits, dx if grads else None, dweight, rows)
     for start in range(0, N, rows):
         x_chunk = x[start:start + rows]
-        logits_of, dx_of, dweight_of = plans[x_chunk.shape[0], start == 0]
+        logits_of, *grads_of = plans[x_chunk.shape[0], start == 0]
         g = logits_of(x_chunk, weight.T, logits[:x_chunk.shape[0]])  # (C, V) logits, then their gradient in place
         launch(_linear_cross_entropy_fwd_kernel)[(g.shape[0],)](
             g, targets[start:start + rows], loss_rows[start:start + rows], V, g.stride(0), ignore_index,
             1.0 if softcap is None else softcap, z_loss, SOFTCAP=softcap is not None, LIBDEVICE=not INTERPRET,
             PRECISE=x.dtype == torch.float32, BLOCK_V=BLOCK_V, SEGMENT=SEGMENT,
             num_warps=NUM_WARPS)
-        dx_of(g, weight, dx[start:start + rows])
-        dweight_of(g.T, x_chunk, dweight)  # summed in fp32
+        if grads:
+            dx_of, dweight_of = grads_of
+            dx_of(g, weight, dx[start:start + rows])
+            dweight_of(g.T, x_chunk, dweight)  # summed in fp32
     # in fp64: an fp32 sum of many rows rounds off the loss's last digits
     return loss_rows.sum(dtype=torch.float64), dx, dweight, (targets != ignore_index).sum()
 
@@ -279,11 +290,11 @@ def linear_cross_entropy_bwd(dx: torch.Tensor, dweight: torch.Tensor, scale: tor
 class LinearCrossEntropyFunction(torch.autograd.Function):
 
     @staticmethod
-    def forward(ctx, x, weight, targets, ignore_index, mean, softcap, z_loss, chunk_bytes):
+    def forward(ctx, x, weight, targets, ignore_index, mean, softcap, z_loss, chunk_bytes, grads):
         # the weight in x's dtype here, not by autograd: its gradient then goes back from the fp32
         # sum to the weight's own dtype in one pass, never rounded to x's dtype and cast back
         loss, dx, dweight, n_valid = linear_cross_entropy_fwd(x, weight.to(x.dtype), targets, ignore_index, softcap,
-                                                              z_loss, chunk_bytes)
+                                                              z_loss, chunk_bytes, grads)
         count = n_valid.clamp(min=1) if mean else torch.ones_like(n_valid)  # mean over no rows: 0, not nan
         ctx.save_for_backward(dx, dweight, count)
         ctx.weight_dtype = weight.dtype
@@ -293,7 +304,7 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
     def backward(ctx, dloss):
         dx, dweight, count = ctx.saved_tensors
         dx, dweight = linear_cross_entropy_bwd(dx, dweight, (dloss / count).float(), ctx.weight_dtype)
-        return dx, dweight, None, None, None, None, None, None
+        return dx, dweight, None, None, None, None, None, None, None
 
 def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", softcap=None, z_loss=0.0,
                          chunk_bytes=None, backend="auto"):
@@ -312,6 +323,7 @@ def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", 
             return linear_cross_entropy_ref(x, weight.to(x.dtype), targets, ignore_index, reduction, softcap, z_loss)
     if chunk_bytes is None:
         chunk_bytes = chunk_bytes_for(weight.shape[0], x.element_size(), CHUNK_BYTES, CHUNK_ROWS)
+    grads = torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad)
     with torch.autocast(x.device.type, enabled=False):  # the chunk matmuls write into given outputs
         return LinearCrossEntropyFunction.apply(as_rows(x), weight, targets.reshape(-1), ignore_index,
-                                                reduction == "mean", softcap, z_loss, int(chunk_bytes))
+                                                reduction == "mean", softcap, z_loss, int(chunk_bytes), grads)

@@ -113,9 +113,9 @@ def run_launchers():
         call(attention.flash_attention_qkv_bwd, torch.randn_like(o), qkv, o, lse, True, 0.125)
         call(attention.flash_attention_bwd, torch.randn_like(o), q, k, v, o, lse, False, 0.125)
     ce = modules["linear_cross_entropy"]
-    for softcap in (None, 30.0):
+    for softcap, grads in ((None, False), (30.0, True)):
         loss, dx, dw, n = call(ce.linear_cross_entropy_fwd, torch.randn(16, 32), torch.randn(40, 32),
-                               torch.randint(40, (16,)), -1, softcap, 0.0, ce.CHUNK_BYTES)
+                               torch.randint(40, (16,)), -1, softcap, 0.0, ce.CHUNK_BYTES, grads)
     call(ce.linear_cross_entropy_bwd, dx, dw, torch.tensor(0.5), torch.float32)
 
 

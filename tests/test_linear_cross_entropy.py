@@ -108,6 +108,22 @@ def test_out_of_range_target_makes_the_loss_nan(device):
     assert kernels.linear_cross_entropy(x, weight, targets, backend="triton").isnan()
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", SHAPES[1:3], ids=lambda s: "x".join(map(str, s)))
+def test_without_grad_mode_only_the_logits_are_made(dtype, shape, device, small_chunks, monkeypatch):
+    """An evaluation's forward (no grad mode) gives grad mode's loss, bit for bit, from the chunks' logits
+    products alone: no dx or dW product is planned."""
+    x, weight, targets = make_inputs(*shape, dtype, device)
+    with_grads = kernels.linear_cross_entropy(x, weight.requires_grad_(), targets, backend="triton")
+    planned = []  # each product's output shape: (rows, V) logits, (rows, H) dx, (V, H) dW
+    monkeypatch.setattr(LCE, "matmul_plan", lambda a, b, out, beta=0.0: planned.append(tuple(out.shape))
+                        or MM.matmul_plan(a, b, out, beta))
+    with torch.no_grad():
+        alone = kernels.linear_cross_entropy(x, weight, targets, backend="triton")
+    assert torch.equal(alone, with_grads.detach())
+    assert planned and {shape[1] for shape in planned} == {weight.shape[0]}
+
+
 def test_weight_tied_to_the_embedding(device, small_chunks):
     """GPT-2's LM head is the token embedding: both gradients add up in one .grad."""
     V, H, N = 257, 32, 40
