@@ -56,9 +56,10 @@ SHAKESPEARE = next((p for p in SHAKESPEARE_PLACES if os.path.isfile(p)),
                    f"no Tiny Shakespeare in {SHAKESPEARE_PLACES} (set TINY_SHAKESPEARE=path/to/input.txt)")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def data_root(tmp_path_factory):
-    """Tiny Shakespeare, character level, in a temporary data root (the scripts' tests)."""
+    """Tiny Shakespeare, character level, in a temporary data root (the scripts' tests, which only read it): one a
+    test process."""
     root = tmp_path_factory.mktemp("data")
     text = tmp_path_factory.mktemp("text") / "input.txt"
     with open(SHAKESPEARE, encoding="utf-8") as f:

@@ -278,6 +278,7 @@ def sm90_reports():
     return dict(zip(BUILDS, json.loads(p.stdout.splitlines()[-1])))
 
 
+@pytest.mark.xdist_group("sm90_reports")  # the module fixture made once (.ci/run: --dist loadgroup)
 @pytest.mark.parametrize("build", BUILDS, ids=[f"{p}-d{d}-{'causal' if c else 'full'}-gqa{g}" for p, d, c, g in BUILDS])
 def test_h100_build_keeps_wgmma_async(build, sm90_reports):
     """On some loop orders ptxas serializes every wgmma of a kernel (its warning C7515):

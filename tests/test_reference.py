@@ -11,7 +11,6 @@ The model against references that are not ours, and two behaviours of training:
 - a single-process run stopped by SIGTERM saves a checkpoint at the step it stopped at, and the
   resumed run prints the uninterrupted run's losses exactly.
 """
-import sys
 import math
 import signal
 from collections import Counter
@@ -246,7 +245,7 @@ def test_sigterm_checkpoint_resumes_to_the_uninterrupted_losses(data_root, tmp_p
     """One process (tests/test_reliability.py stops at a signal without resuming, and resumes after a signal under
     DDP), with dropout (BASE): no eval checkpoint before the signal, so the resume starts from the one it wrote."""
     args = [*BASE, f'--dataset={data_root}/shakespeare_char', '--eval_interval=1000']
-    train = [sys.executable, 'train.py']
+    train = 'train.py'
     whole = start(train, tmp_path / 'whole', *args, '--max_iters=20')
     stopped = start(train, tmp_path / 'stopped', *args, '--max_iters=100000')  # no end but the signal, however late
     wait_for(tmp_path / 'stopped', 'iter 3:', stopped)

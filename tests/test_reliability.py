@@ -28,21 +28,19 @@ import pytest
 import torch
 
 from conftest import SHAKESPEARE
-from test_train import ROOT, TINY, run, script_env, user_error
+from test_train import ROOT, TINY, run, background, user_error
 import checkpoint
 from data.common import read_meta
 
 BASE = [*TINY, '--device=cpu', '--log_interval=1', '--dropout=0.1', '--eval_interval=10', '--lr_decay_iters=40']
-TORCHRUN = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node=2']
+TORCHRUN = '-m torch.distributed.run --standalone --nproc_per_node=2'
 
 
-def start(cmd, out_dir, *args, env=None):
-    """A training run in the background, its output going to out_dir/log.txt."""
+def start(script, out_dir, *args, env=None):
+    """A training run in the background (forked from tests/script_server.py), its output going to out_dir/log.txt."""
     os.makedirs(out_dir, exist_ok=True)
-    env = script_env({'PYTHONUNBUFFERED': '1'} | (env or {}))
-    log = open(os.path.join(out_dir, 'log.txt'), 'w')
-    return subprocess.Popen([*cmd, *args, f'--out_dir={out_dir}'], cwd=ROOT, env=env, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    return background(script, *args, f'--out_dir={out_dir}', log=os.path.join(out_dir, 'log.txt'),
+                      env={'PYTHONUNBUFFERED': '1'} | (env or {}))
 
 
 def wait_for(out_dir, text, proc, timeout=300):
@@ -106,12 +104,12 @@ def losses_text(log, first):
 @pytest.mark.parametrize("extra", [[], ['--optimizer=muon'], ['--dtype=float16']], ids=['adamw', 'muon', 'fp16'])
 def test_killed_and_resumed_run_is_bitwise_the_uninterrupted_one(data_root, tmp_path, extra):
     args = [*BASE, f'--dataset={data_root}/shakespeare_char', '--max_iters=20', *extra]
-    whole = start([sys.executable, 'train.py'], tmp_path / 'whole', *args)
-    killed = start([sys.executable, 'train.py'], tmp_path / 'killed', *args)
+    whole = start('train.py', tmp_path / 'whole', *args)
+    killed = start('train.py', tmp_path / 'killed', *args)
     wait_for(tmp_path / 'killed', 'iter 13:', killed)  # past the checkpoint of iter 10
     killed.kill()  # SIGKILL: no chance to save anything
     killed.wait()
-    resumed = start([sys.executable, 'train.py'], tmp_path / 'killed', *args, '--init_from=resume')
+    resumed = start('train.py', tmp_path / 'killed', *args, '--init_from=resume')
     rc, log = finish(resumed, tmp_path / 'killed')
     assert rc == 0 and 'resumed at iter 10' in log, log
     rc, whole_log = finish(whole, tmp_path / 'whole')
@@ -141,7 +139,7 @@ def test_ddp_signal_to_one_rank_stops_all_and_resumes_bitwise(data_root, tmp_pat
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=['SIGTERM', 'SIGINT'])
 def test_a_signal_saves_at_the_step_boundary_and_exits_cleanly(data_root, tmp_path, sig):
-    p = start([sys.executable, 'train.py'], tmp_path, *BASE, f'--dataset={data_root}/shakespeare_char',
+    p = start('train.py', tmp_path, *BASE, f'--dataset={data_root}/shakespeare_char',
               '--max_iters=100000', '--always_save_checkpoint=False')
     wait_for(tmp_path, 'iter 3:', p)
     p.send_signal(sig)
@@ -173,7 +171,7 @@ checkpoint.save({{'iter_num': 2, 'w': torch.zeros(1000)}}, {path!r})
 
 def test_a_writer_killed_mid_write_leaves_the_last_checkpoint_whole(tmp_path):
     path = str(tmp_path / 'ckpt.pt')
-    p = subprocess.run([sys.executable, '-c', KILL_MID_WRITE.format(root=ROOT, path=path)], capture_output=True)
+    p = run('-c', KILL_MID_WRITE.format(root=ROOT, path=path), check=False)
     assert p.returncode == -signal.SIGKILL, p.stderr
     assert os.path.getsize(path + '.tmp') > 0  # the half-written new one, never renamed over the old
     ckpt = torch.load(path, weights_only=True)
@@ -206,8 +204,8 @@ checkpoint.save_sharded(info | {{'iter_num': 2}}, model, optimizer, {out_dir!r},
 def test_a_sharded_writer_killed_mid_write_leaves_the_last_checkpoint_whole(tmp_path):
     """FSDP's checkpoint (one gloo rank here): a writer killed after its shards but before DCP's .metadata leaves
     a folder that a resumed run passes over for the last whole one, which loads."""
-    p = subprocess.run([sys.executable, '-c', KILL_MID_SHARDED_WRITE.format(
-        root=ROOT, root_file=tmp_path / 'rendezvous', out_dir=str(tmp_path))], capture_output=True, text=True)
+    p = run('-c', KILL_MID_SHARDED_WRITE.format(root=ROOT, root_file=tmp_path / 'rendezvous', out_dir=str(tmp_path)),
+            check=False)
     assert p.returncode == -signal.SIGKILL, p.stderr
     root = tmp_path / checkpoint.SHARDED
     assert sorted(os.listdir(root)) == ['iter_00000001', 'iter_00000002']
@@ -262,8 +260,7 @@ def test_a_checkpoint_written_before_the_redesign_resumes_and_samples(tmp_path):
                     f'--out_dir={tmp_path}/data/shakespeare_char'], check=True, capture_output=True)
     (tmp_path / 'out').mkdir()
     (tmp_path / 'out' / 'ckpt.pt').write_bytes(open(OLD_CHECKPOINT, 'rb').read())
-    script = lambda name, *args: subprocess.run([sys.executable, os.path.join(ROOT, name), *args], cwd=tmp_path,
-                                                env=script_env(), capture_output=True, text=True, timeout=300)
+    script = lambda name, *args: run(os.path.join(ROOT, name), *args, cwd=tmp_path, check=False, timeout=300)
     p = script('train.py', *[os.path.join(ROOT, a) if a.startswith('config/') else a for a in OLD_RUN],
                '--out_dir=out', '--init_from=resume', '--max_iters=5', '--eval_interval=5')
     assert p.returncode == 0 and 'resumed at iter 3' in p.stdout and 'iter 5: loss' in p.stdout, p.stdout + p.stderr
@@ -450,7 +447,7 @@ runpy.run_path('train.py', run_name='__main__')
 
 @pytest.mark.parametrize("fault, parallelism", [('dies', 'ddp'), ('hangs', 'ddp'), ('dies', 'fsdp')])
 def test_a_dead_or_hung_rank_ends_the_others_with_a_message(data_root, tmp_path, fault, parallelism):
-    p = start(TORCHRUN, tmp_path, 'train.py', *BASE, f'--dataset={data_root}/shakespeare_char', '--max_iters=100000',
+    p = start(f'{TORCHRUN} train.py', tmp_path, *BASE, f'--dataset={data_root}/shakespeare_char', '--max_iters=100000',
               '--gradient_accumulation_steps=2', '--ddp_timeout=10', f'--parallelism={parallelism}')
     wait_for(tmp_path, 'iter 3:', p)
     rank1 = ranks_of(p.pid)[1]

@@ -6,6 +6,7 @@ import re
 import sys
 import glob
 import json
+import time
 import signal
 import tempfile
 import functools
@@ -34,39 +35,83 @@ def script_env(extra=None):
     return {'OMP_NUM_THREADS': '1'} | env | (extra or {})
 
 @functools.cache
-def script_server():
-    """tests/script_server.py, one a test process, started in the scripts' environment."""
+def script_server(extra=()):
+    """tests/script_server.py, one a test process and environment: started in script_env() with the extra variables
+    (a tuple of pairs) that its children run with, so that the imports they inherit were made in their environment."""
     return subprocess.Popen([sys.executable, os.path.join(ROOT, 'tests', 'script_server.py')], cwd=ROOT,
-                            env=script_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                            env=script_env(dict(extra)), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
-def forked(argv, env, timeout):
-    """subprocess.run(['python', *argv], capture_output=True, text=True) by tests/script_server.py's fork."""
-    server = script_server()
+def request(argv, extra, **fields):
+    """Ask the server for script_env(extra) to fork argv (the request's other fields: out, err, and cwd or status
+    where given); returns the server, to read its answer from."""
+    server = script_server(tuple(sorted(extra.items())))
+    server.stdin.write(json.dumps({'argv': argv, 'env': script_env(extra), 'cwd': str(ROOT)} | fields) + '\n')
+    server.stdin.flush()
+    return server
+
+def forked(argv, extra, cwd, timeout):
+    """subprocess.run(['python', *argv], env=script_env(extra), cwd=cwd, capture_output=True, text=True) by
+    tests/script_server.py's fork."""
     with tempfile.TemporaryDirectory() as tmp:
         out, err = os.path.join(tmp, 'out'), os.path.join(tmp, 'err')
-        server.stdin.write(json.dumps(dict(argv=argv, env=env, cwd=ROOT, out=out, err=err)) + '\n')
-        server.stdin.flush()
-        timer = threading.Timer(timeout, os.kill, (json.loads(server.stdout.readline())['pid'], signal.SIGKILL))
+        server = request(argv, extra, cwd=str(cwd), out=out, err=err)
+        pid, timed_out = json.loads(server.stdout.readline())['pid'], []
+        timer = threading.Timer(timeout, lambda: timed_out.append(os.kill(pid, signal.SIGKILL)))
         timer.start()
         returncode = json.loads(server.stdout.readline())['returncode']
         timer.cancel()
         with open(out) as stdout, open(err) as stderr:
             p = subprocess.CompletedProcess(argv, returncode, stdout.read(), stderr.read())
-    if returncode == -signal.SIGKILL:
+    if timed_out:  # not a script that killed itself
         raise subprocess.TimeoutExpired(argv, timeout, p.stdout, p.stderr)
     return p
 
-def run(script, *args, env=None, check=True, timeout=600):
-    """Run a repo script (or `python -c code`: run('-c', code)) as script_env() sets it up, forked from
-    tests/script_server.py; `-m module ...` (torchrun) as a process of its own."""
-    argv, env = [*script.split(), *args], script_env(env)
-    if argv[0] == '-m':
-        p = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
-    else:
-        p = forked(argv, env, timeout)
+def run(script, *args, env=None, cwd=ROOT, check=True, timeout=600):
+    """Run a repo script (or `python -c code`: run('-c', code); `python -m module`: run('-m module ...'), torchrun)
+    as script_env(env) sets it up, forked from tests/script_server.py."""
+    argv = [*script.split(), *args]
+    p = forked(argv, env or {}, cwd, timeout)
     if check:
         assert p.returncode == 0, f"{script} failed:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
     return p
+
+class Background:
+    """A script forked from tests/script_server.py in the background, as Popen(start_new_session=True) starts it:
+    pid, poll(), wait(), send_signal(), kill(); its returncode is the status file that the server writes at its end."""
+
+    def __init__(self, pid, status):
+        self.pid, self.status, self.returncode = pid, status, None
+
+    def poll(self):
+        if self.returncode is None and os.path.exists(self.status):
+            with open(self.status) as f:
+                self.returncode = int(f.read())
+        return self.returncode
+
+    def wait(self, timeout=None):
+        t0 = time.time()
+        while self.poll() is None:
+            if timeout is not None and time.time() - t0 > timeout:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+            time.sleep(0.05)
+        return self.returncode
+
+    def send_signal(self, sig):
+        if self.poll() is None:
+            os.kill(self.pid, sig)
+
+    def kill(self):
+        self.send_signal(signal.SIGKILL)
+
+def background(script, *args, log, env=None):
+    """Start a repo script as run() runs it, in the background, its stdout and stderr going to the file log, its
+    returncode to log + '.returncode' (a last run's removed first). Returns its Background."""
+    status = f'{log}.returncode'
+    if os.path.exists(status):
+        os.remove(status)
+    open(log, 'w').close()  # there from the start, as Popen's stdout file is
+    server = request([*script.split(), *args], env or {}, out=str(log), err=str(log), status=status)
+    return Background(json.loads(server.stdout.readline())['pid'], status)
 
 def iter_losses(stdout):
     return {int(i): float(l) for i, l in re.findall(r"^iter (\d+): loss ([\d.]+)", stdout, re.M)}
@@ -75,6 +120,8 @@ def iter_times(stdout):
     """{iter: ms per iteration as logged}"""
     return {int(i): float(t) for i, t in re.findall(r"^iter (\d+): loss [\d.]+, time ([\d.]+)ms", stdout, re.M)}
 
+# The tests that share a module fixture are marked as a group: .ci/run's workers (--dist loadgroup) take the tests one
+# at a time, a group as one, so that the fixture is made once (and the tests that resume its run run in order).
 @pytest.fixture(scope='module')
 def trained(data_root, tmp_path_factory, device):
     out_dir = tmp_path_factory.mktemp('out')
@@ -82,6 +129,7 @@ def trained(data_root, tmp_path_factory, device):
             '--max_iters=60', '--lr_decay_iters=80', '--eval_interval=30')
     return out_dir, p.stdout
 
+@pytest.mark.xdist_group('trained')
 def test_training_loss_falls_and_checkpoints(trained, device):
     out_dir, stdout = trained
     if device == 'cpu':  # the char config's CUDA graph gives way on a CPU, in one line
@@ -93,6 +141,7 @@ def test_training_loss_falls_and_checkpoints(trained, device):
     assert os.path.exists(os.path.join(out_dir, 'ckpt.pt'))
     assert re.search(r"^memory per rank, estimated in GiB at 1/2/4/8 ranks: ddp [\d./]+, fsdp [\d./]+", stdout, re.M)
 
+@pytest.mark.xdist_group('trained')
 def test_resume_continues_at_the_saved_iteration(trained, data_root, device):
     out_dir, stdout = trained
     p = run('train.py', *TINY, f'--dataset={data_root}/shakespeare_char', f'--out_dir={out_dir}', f'--device={device}',
@@ -102,6 +151,7 @@ def test_resume_continues_at_the_saved_iteration(trained, data_root, device):
     assert sorted(losses) == [70, 80], p.stdout
     assert losses[70] < iter_losses(stdout)[0] - 0.8  # the trained weights, not a fresh model
 
+@pytest.mark.xdist_group('trained')
 def test_sample_from_checkpoint(trained, tmp_path):
     out_dir, _ = trained
     p = run('sample.py', f'--out_dir={out_dir}', '--device=cpu', '--num_samples=2', '--max_new_tokens=40',
@@ -255,6 +305,7 @@ def three_ways(request, data_root, tmp_path_factory):
         runs[way] = out_dir, iter_losses(p.stdout)
     return request.param, runs
 
+@pytest.mark.xdist_group('three_ways')
 def test_fsdp_takes_the_steps_of_ddp_and_of_one_process(three_ways):
     """FSDP over two CPU ranks (gloo) against DDP and one process, fp32, the same global batches: the losses within
     1e-6 relative at every step, and the weights at the end but for fp32 rounding (the gradients summed in other
@@ -272,6 +323,7 @@ def test_fsdp_takes_the_steps_of_ddp_and_of_one_process(three_ways):
         for way in ('ddp', 'fsdp'):
             torch.testing.assert_close(weights[way][name], w, rtol=1e-5, atol=1e-6, msg=f"{way} {name}")
 
+@pytest.mark.xdist_group('three_ways')
 @pytest.mark.parametrize('three_ways', ['gpt2'], indirect=True)
 def test_fsdp_resumes_exactly_and_at_other_world_sizes(three_ways, data_root, tmp_path):
     """Two FSDP ranks stopped after step 4 and resumed: the uninterrupted run's losses to the bit. Then one process
@@ -363,6 +415,7 @@ def user_error(p, *phrases):
     for phrase in phrases:
         assert phrase in lines[0], lines[0]
 
+@pytest.mark.xdist_group('trained')
 def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
     out_dir, _ = trained
     base = [*TINY, f'--dataset={data_root}/shakespeare_char', '--device=cpu', '--max_iters=1']
