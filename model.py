@@ -337,6 +337,15 @@ class GPT(nn.Module):
             torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
 
     def forward(self, idx, targets=None, all_logits=False):
+        x, rope = self.embed(idx)
+        update = None
+        for block in self.transformer.h:
+            x, update = block(x, update, rope)
+        return self.head(x, update, targets, all_logits)
+
+    def embed(self, idx):
+        """The stream the blocks take, (B, T, C), from the token (and GPT-2's position) embeddings; LLaMA's
+        rotary tables for T positions (None for GPT-2)."""
         B, T = idx.size()
         if T > self.config.block_size:
             raise ValueError(f"cannot forward a sequence of length {T}: block_size is {self.config.block_size}")
@@ -345,13 +354,14 @@ class GPT(nn.Module):
             x = x + self.transformer.wpe.weight[:T]
         else:
             rope = (self.rope_cos[:T], self.rope_sin[:T])
-        x, update = self.transformer.drop(x), None
+        x = self.transformer.drop(x)
         if self.autocast_residual:  # the stream in autocast's dtype from here on (unchanged without autocast)
             x = x.to(matmul_dtype(x) or x.dtype)
-        for block in self.transformer.h:
-            x, update = block(x, update, rope)
-        x, _ = self.transformer.ln_f(x, update)
+        return x, rope
 
+    def head(self, x, update, targets=None, all_logits=False):
+        """The last block's stream and update through the final norm: the loss against targets, or logits."""
+        x, _ = self.transformer.ln_f(x, update)
         if targets is None:  # inference: the last position's logits (sampling), or every one's (eval.py)
             return self.lm_head(x if all_logits else x[:, [-1], :]), None  # (B, T or 1, vocab_size)
         if self.kernels['cross_entropy'] == 'triton':  # straight from x: the (B, T, vocab_size) logits never made
@@ -442,9 +452,12 @@ class GPT(nn.Module):
         return idx
 
 def compile_model(model):
-    """torch.compile(model) with Inductor's combo kernels, which launch independent small kernels as one (the
-    weight casts, the embedding's gradient; docs/perf-notes.md). Not where a recomputed MLP holds PyTorch's
-    activation: Inductor would combine the recomputed activations of many layers, and remake their products
-    all at once, which costs the memory recompute was asked to save."""
-    torch_activation = model.kernels['swiglu' if model.config.arch == 'llama' else 'gelu'] == 'torch'
-    return torch.compile(model, options={'combo_kernels': not (model.recompute == 'mlp' and torch_activation)})
+    """Regional compilation, as torchtitan compiles: the embeddings, each block and the head compiled on their
+    own, in place. The blocks are alike, so Dynamo traces one and Inductor builds one graph that all of them
+    run: a cold start compiles a block, not the whole depth, and the step keeps its time (docs/perf-notes.md).
+    Returns the model."""
+    model.embed = torch.compile(model.embed)
+    for block in model.transformer.h:
+        block.compile()
+    model.head = torch.compile(model.head)
+    return model

@@ -279,8 +279,9 @@ def estimate_loss():
                 _, loss = model(X, Y)
             losses[k] = loss
         out[split] = losses.mean().item()
-    if hellaswag is not None:  # the plain module: its padded rows take no recompilation
-        right = hs.right_answers(raw_model, hellaswag_examples, hellaswag_encode, device, ctx)
+    if hellaswag is not None:  # eager, outside DDP: its padded rows take no recompilation
+        with torch.compiler.set_stance('force_eager'):
+            right = hs.right_answers(raw_model, hellaswag_examples, hellaswag_encode, device, ctx)
         print(f"step {iter_num}: {hs.summary(right, len(hellaswag_examples))}")
         out['hellaswag/acc_norm'] = right[1] / len(hellaswag_examples)
     model.train()

@@ -1,5 +1,6 @@
 """GPT forward/backward for both architectures, and the kernel swap: the same
 parameter names and the same loss and gradients with the Triton kernels on and off."""
+import dataclasses
 import importlib
 import math
 
@@ -295,53 +296,55 @@ def test_kernels_on_and_off_agree(arch, device, capsys):
 
 @pytest.mark.parametrize("gelu, recompute", [("none", "none"), ("tanh", "none"), ("tanh", "activation")])
 def test_compile_model_gives_eagers_loss_and_gradients(gelu, recompute, device):
-    """compile_model, as train.py compiles (Inductor with combo kernels), gives the eager model's loss and
-    gradients within fp32 rounding: with the Triton kernels on CUDA (with GELU's tanh form and no biases,
+    """compile_model, as train.py compiles (the embeddings, each block and the head), gives the eager model's loss
+    and gradients within fp32 rounding: with the Triton kernels on CUDA (with GELU's tanh form and no biases,
     the MLP as kernels.gelu_mlp's opaque cuBLASLt ops too, or with recompute='activation' LinearOfNorm's and
     LinearOfActivation's); on the CPU (no Inductor for the interpreter's kernels) with PyTorch's ops."""
     setting = 'triton' if device == 'cuda' else 'torch'
     torch.manual_seed(0)
     model = build(tiny_config('gpt2', bias=gelu == 'none', gelu_approximate=gelu), setting, device,
                   recompute=recompute).to(device)
-    runs = []
-    for step_model in (model, compile_model(model)):
-        torch._dynamo.reset()
-        _, loss = step_model(*batch(device))
+
+    def loss_and_grads():
+        _, loss = model(*batch(device))
         loss.backward()
-        runs.append((loss.detach().clone(), [p.grad.clone() for p in model.parameters()]))
+        grads = [p.grad.clone() for p in model.parameters()]
         model.zero_grad(set_to_none=True)
-    for loss, grads in runs[1:]:
-        torch.testing.assert_close(loss, runs[0][0], rtol=1e-5, atol=0)
-        for g, ref in zip(grads, runs[0][1]):
-            torch.testing.assert_close(g, ref, rtol=1e-4, atol=1e-6)
-    if recompute == 'activation':  # autograd Functions in the graph (LinearOfNorm's, LinearOfActivation's): compiled
-        counters = torch._dynamo.utils.counters['aot_autograd']  # again, it is read from AOTAutograd's cache
-        counters.clear()
+        return loss.detach(), grads
+    torch._dynamo.reset()
+    eager = loss_and_grads()
+    compile_model(model)
+    loss, grads = loss_and_grads()
+    torch.testing.assert_close(loss, eager[0], rtol=1e-5, atol=0)
+    for g, ref in zip(grads, eager[1]):
+        torch.testing.assert_close(g, ref, rtol=1e-4, atol=1e-6)
+    if recompute == 'activation':  # autograd Functions in the graphs (LinearOfNorm's, LinearOfActivation's):
+        counters = torch._dynamo.utils.counters['aot_autograd']  # compiled again, each graph is read from
+        counters.clear()  # AOTAutograd's cache: the embeddings', the first block's, the other blocks', the head's
         torch._dynamo.reset()
-        compile_model(model)(*batch(device))[1].backward()
-        assert counters['autograd_cache_hit'] == 1 and counters['autograd_cache_bypass'] == 0, dict(counters)
+        loss_and_grads()
+        assert counters['autograd_cache_hit'] == 4 and counters['autograd_cache_bypass'] == 0, dict(counters)
 
 @pytest.mark.parametrize("recompute", RECOMPUTE)
-@pytest.mark.parametrize("triton_activation", [False, True])
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
-def test_compile_model_combines_kernels_unless_a_recomputed_mlp_holds_torchs_activation(arch, triton_activation,
-                                                                                      recompute, device, monkeypatch):
-    """compile_model asks Inductor for combo kernels, except where a recomputed MLP (recompute='mlp') holds
-    PyTorch's activation: torch 2.11's Inductor combined the recomputed activation kernels of many layers
-    there, and so made their inputs again all at once."""
+def test_compile_model_builds_one_graph_for_every_block(arch, recompute, device, monkeypatch):
+    """compile_model hands Inductor four graphs whatever the depth (the embeddings', the first block's, which
+    has no update to add, one that every other block runs, the head's): a cold start compiles two blocks, not
+    the whole depth."""
     import torch._inductor.compile_fx
-    asked = []
+    graphs = []
 
-    def record(gm, example_inputs, config_patches=None, **kwargs):
-        asked.append((config_patches or {}).get('combo_kernels'))
+    def record(gm, example_inputs, **kwargs):
+        graphs.append(gm)
         return gm.forward
     monkeypatch.setattr(torch._inductor.compile_fx, 'compile_fx', record)
+    for n_layer in (2, 5):
+        torch._dynamo.reset()
+        graphs.clear()
+        model = build(dataclasses.replace(tiny_config(arch), n_layer=n_layer), 'torch', device, recompute=recompute).to(device)
+        compile_model(model)(*batch(device))[1].backward()
+        assert len(graphs) == 4, (n_layer, [g.code for g in graphs])
     torch._dynamo.reset()
-    model = build(tiny_config(arch), 'torch', device, overrides={'mlp': triton_activation},
-                  recompute=recompute).to(device)
-    compile_model(model)(*batch(device))
-    torch._dynamo.reset()
-    assert asked and set(asked) == {triton_activation or recompute != 'mlp'}
 
 def test_kernel_choice_is_made_once_and_explained(monkeypatch):
     """resolve's map covers the ops of the architecture and the optimizer; a setting it does not know, or
