@@ -453,9 +453,9 @@ class GPT(nn.Module):
 
 def compile_model(model):
     """Regional compilation, as torchtitan compiles: the embeddings, each block and the head compiled on their
-    own, in place. The blocks are alike, so Dynamo traces one and Inductor builds one graph that all of them
-    run: a cold start compiles a block, not the whole depth, and the step keeps its time (docs/perf-notes.md).
-    Returns the model."""
+    own, in place. The blocks are alike, so Inductor builds two block graphs whatever the depth (the first
+    block's, with no update to add yet, and the one every other block runs): a cold start compiles two blocks,
+    not the whole depth, and the step keeps its time (docs/perf-notes.md). Returns the model."""
     model.embed = torch.compile(model.embed)
     for block in model.transformer.h:
         block.compile()
