@@ -337,15 +337,13 @@ class GPT(nn.Module):
             torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
 
     def forward(self, idx, targets=None, all_logits=False):
-        x, rope = self.embed(idx)
-        update = None
+        (x, rope), update = self.embed(idx), None
         for block in self.transformer.h:
             x, update = block(x, update, rope)
         return self.head(x, update, targets, all_logits)
 
     def embed(self, idx):
-        """The stream the blocks take, (B, T, C), from the token (and GPT-2's position) embeddings; LLaMA's
-        rotary tables for T positions (None for GPT-2)."""
+        """The blocks' input (B, T, C) from the token (and GPT-2's position) embeddings; LLaMA's rotary tables."""
         B, T = idx.size()
         if T > self.config.block_size:
             raise ValueError(f"cannot forward a sequence of length {T}: block_size is {self.config.block_size}")
@@ -372,9 +370,8 @@ class GPT(nn.Module):
         return None, loss
 
     def keep_matmul_copies(self, dtype):
-        """Give the block matrices a copy in dtype (autocast's) for their products to read, which kernels.AdamW's
-        step keeps in step with the weights; drop any kept before (dtype None: only that). None under recompute,
-        which is asked for memory. Returns the matrices given one."""
+        """Give each block matrix a copy in dtype (autocast's) for its products to read, kept in step by kernels.AdamW;
+        drop any kept before (dtype None: only that); none under recompute (asked for memory). Returns the matrices."""
         for p in self.parameters():
             if hasattr(p, 'matmul_copy'):
                 del p.matmul_copy
@@ -386,17 +383,15 @@ class GPT(nn.Module):
         return matrices
 
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None, matmul_dtype=None):
-        """AdamW with weight decay on the matrices only; or, with muon=dict(lr=...), Muon (muon.py) for the
-        blocks' matrices (momentum 0.95, no weight decay) and AdamW for the rest. Triton's steps where the
-        model's 'optimizer' is 'triton'. Each group keeps its starting lr in 'base_lr', which the schedule
-        scales. matmul_dtype (autocast's): AdamW keeps the block matrices' copies in it (keep_matmul_copies)."""
+        """AdamW, weight decay on the matrices only; with muon=dict(lr=...), Muon (muon.py: momentum 0.95, no decay)
+        for the blocks' matrices, AdamW for the rest; Triton's steps where the model's 'optimizer' is 'triton'. Each
+        group keeps its starting lr in 'base_lr' for the schedule; matmul_dtype: keep_matmul_copies's (autocast's)."""
         params = [p for p in self.parameters() if p.requires_grad]
         backend = self.kernels['optimizer']
         if muon is None:
             groups = [dict(params=[p for p in params if p.dim() >= 2], weight_decay=weight_decay),
                       dict(params=[p for p in params if p.dim() < 2], weight_decay=0.0)]
-            for g in groups:
-                g['base_lr'] = learning_rate
+            groups = [g | {'base_lr': learning_rate} for g in groups]
             fused = device_type == 'cuda' and 'fused' in inspect.signature(torch.optim.AdamW).parameters
             optimizer = kernels.AdamW(groups, lr=learning_rate, betas=betas, backend=backend,
                                       **({'fused': True} if fused else {}))
@@ -409,9 +404,8 @@ class GPT(nn.Module):
                            base_lr=learning_rate, weight_decay=weight_decay),
                       dict(params=[p for p in params if p.dim() < 2], muon=False, base_lr=learning_rate,
                            weight_decay=0.0)]
-            for g in groups:
-                g['lr'] = g['base_lr']
-            optimizer = Muon([g for g in groups if g['params']], momentum=0.95, betas=betas, backend=backend)
+            groups = [g | {'lr': g['base_lr']} for g in groups if g['params']]
+            optimizer = Muon(groups, momentum=0.95, betas=betas, backend=backend)
         keep = muon is None and matmul_dtype in (torch.bfloat16, torch.float16) and backend == 'triton'
         copies = self.keep_matmul_copies(matmul_dtype if keep else None)
         if copies:
@@ -422,24 +416,19 @@ class GPT(nn.Module):
         return optimizer
 
     def flops_per_token(self):
-        """Training FLOPs per token, forward + backward (PaLM appendix B): 6 per parameter plus the attention
-        scores and their use, 12 * L * H * hs * T."""
-        cfg = self.config
-        return 6 * self.get_num_params() + 12 * cfg.n_layer * cfg.n_embd * cfg.block_size
+        """Training FLOPs per token (PaLM appendix B): 6 per parameter, plus the attention's 12 * L * H * hs * T."""
+        return 6 * self.get_num_params() + 12 * self.config.n_layer * self.config.n_embd * self.config.block_size
 
     def estimate_mfu(self, tokens_per_iter, dt, peak_flops):
         """Model FLOPs utilisation: achieved FLOP/s over the device's peak (None if unknown)."""
-        if not peak_flops:
-            return None
-        return self.flops_per_token() * tokens_per_iter / dt / peak_flops
+        return self.flops_per_token() * tokens_per_iter / dt / peak_flops if peak_flops else None
 
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
         """Extend idx (B, T) by max_new_tokens sampled tokens; temperature 0 is greedy."""
         for _ in range(max_new_tokens):
             idx_cond = idx if idx.size(1) <= self.config.block_size else idx[:, -self.config.block_size:]
-            logits, _ = self(idx_cond)
-            logits = logits[:, -1, :]
+            logits = self(idx_cond)[0][:, -1, :]  # (B, vocab_size): the last position's
             if temperature == 0:
                 idx_next = logits.argmax(dim=-1, keepdim=True)
             else:
@@ -452,10 +441,8 @@ class GPT(nn.Module):
         return idx
 
 def compile_model(model):
-    """Regional compilation, as torchtitan compiles: the embeddings, each block and the head compiled on their
-    own, in place. The blocks are alike, so Inductor builds two block graphs whatever the depth (the first
-    block's, with no update to add yet, and the one every other block runs): a cold start compiles two blocks,
-    not the whole depth, and the step keeps its time (docs/perf-notes.md). Returns the model."""
+    """Regional compilation (as torchtitan's), in place: the embeddings, each block and the head compiled on their
+    own. The blocks after the first share one graph: a cold start compiles two, not the depth (docs/perf-notes.md)."""
     model.embed = torch.compile(model.embed)
     for block in model.transformer.h:
         block.compile()

@@ -341,7 +341,8 @@ def test_compile_model_builds_one_graph_for_every_block(arch, recompute, device,
     for n_layer in (2, 5):
         torch._dynamo.reset()
         graphs.clear()
-        model = build(dataclasses.replace(tiny_config(arch), n_layer=n_layer), 'torch', device, recompute=recompute).to(device)
+        config = dataclasses.replace(tiny_config(arch), n_layer=n_layer)
+        model = build(config, 'torch', device, recompute=recompute).to(device)
         compile_model(model)(*batch(device))[1].backward()
         assert len(graphs) == 4, (n_layer, [g.code for g in graphs])
     torch._dynamo.reset()
