@@ -364,7 +364,8 @@ def sweep(sizes, dtype, device, out_dir, only_ops='', header=None):
         print_case(case_rows, ceiling)
         rows += case_rows
         write_csv(os.path.join(out_dir, 'kernels.csv'), rows)  # after each case: a cut-off run keeps what it measured
-    autotuned = {name: {str(k): str(c) for k, c in getattr(kernels.attention, name).cache.items()}
+    autotuned = {name: {f"head dim {d} {k}": str(c) for d, tuned in getattr(kernels.attention, name).items()
+                        for k, c in tuned.cache.items()}
                  for name in ('_fwd_tuned', '_dkdv_tuned', '_dq_tuned')} if cuda else {}
     with open(os.path.join(out_dir, 'kernels.json'), 'w') as f:
         json.dump(dict(header or {}, copy_GBps=ceiling, rows=rows, attention_autotuned=autotuned), f, indent=1)

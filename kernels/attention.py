@@ -290,19 +290,20 @@ INTERPRET_CONFIG = {'fwd': (32, 16, 4, 1), 'dkdv': (16, 32, 4, 1), 'dq': (32, 16
 # otherwise compile and time every candidate for each (the CUDA tests)
 AUTOTUNE = os.environ.get("KERNELS_AUTOTUNE", "1") != "0"
 
-def _autotuned(kernel, pass_):
-    """kernel autotuned over CONFIGS[pass_][HEAD_DIM]; one fixed config under the interpreter."""
+def _autotuned(kernel, pass_, autotune=AUTOTUNE):
+    """{head dim: kernel autotuned over CONFIGS[pass_][head dim]} (the first alone without
+    autotune); one fixed config under the interpreter. An autotuner per head dim, not one
+    whose configs are pruned at each call: torch.compile records a pruned kernel as a new
+    kernel at every trace (backend.launch says what that costs)."""
     if not TRITON_AVAILABLE:
-        return kernel
+        return dict.fromkeys(HEAD_DIMS, kernel)
     as_config = lambda c: triton.Config({'BLOCK_M': c[0], 'BLOCK_N': c[1]}, num_warps=c[2], num_stages=c[3])
     if INTERPRET:
-        return triton.autotune([as_config(INTERPRET_CONFIG[pass_])], key=[])(kernel)
-    every = {c: as_config(c) for d in HEAD_DIMS for c in CONFIGS[pass_][d]}
-    for_head_dim = lambda configs, named_args, **kwargs: [
-        every[c] for c in CONFIGS[pass_][kwargs['HEAD_DIM']][:None if AUTOTUNE else 1]]
+        return dict.fromkeys(HEAD_DIMS, triton.autotune([as_config(INTERPRET_CONFIG[pass_])], key=[])(kernel))
     # the key holds B, H and the GQA ratio: the best tiles for a few programs are not those for many
-    return triton.autotune(list(every.values()), key=['B', 'H', 'GROUP', 'T_BUCKET', 'HEAD_DIM', 'CAUSAL'],
-                           cache_results=True, prune_configs_by={'early_config_prune': for_head_dim})(kernel)
+    return {d: triton.autotune([as_config(c) for c in CONFIGS[pass_][d][:None if autotune else 1]],
+                               key=['B', 'H', 'GROUP', 'T_BUCKET', 'CAUSAL'], cache_results=True)(kernel)
+            for d in HEAD_DIMS}
 
 _fwd_tuned = _autotuned(_flash_attention_fwd_kernel, 'fwd')
 _dkdv_tuned = _autotuned(_flash_attention_bwd_dkdv_kernel, 'dkdv')
@@ -350,7 +351,7 @@ def flash_attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causa
     lse = q.new_empty(B, H, T, dtype=torch.float32)
     if o.numel() > 0:
         grid = lambda meta: (B * H, cdiv(T, meta['BLOCK_M']))
-        launch(_fwd_tuned)[grid](
+        launch(_fwd_tuned[D])[grid](
             q, k, v, o, lse, *_strides(q, k, v), B, H, T, H // k.shape[1], scale, next_power_of_2(T),
             HEAD_DIM=D, CAUSAL=causal)
     return o.transpose(1, 2), lse
@@ -367,9 +368,9 @@ def _bwd_into(do, q, k, v, o, lse, causal, scale, dq, dkv, head_k, head_v):
     args = (q, k, v, do, lse, delta)
     strides = _strides(q, k, v, do)
     tail = (B, H, T, H // Hkv, scale, next_power_of_2(T))
-    launch(_dq_tuned)[lambda meta: (B * H, cdiv(T, meta['BLOCK_M']))](
+    launch(_dq_tuned[D])[lambda meta: (B * H, cdiv(T, meta['BLOCK_M']))](
         *args, o.transpose(1, 2), dq, *strides, dq.stride(0), dq.stride(1), *tail, HEAD_DIM=D, CAUSAL=causal)
-    launch(_dkdv_tuned)[lambda meta: (B * Hkv, cdiv(T, meta['BLOCK_N']))](
+    launch(_dkdv_tuned[D])[lambda meta: (B * Hkv, cdiv(T, meta['BLOCK_N']))](
         *args, dkv, *strides, dkv.stride(0), dkv.stride(1), head_k, head_v, *tail, HEAD_DIM=D, CAUSAL=causal)
 
 def _bwd_inputs(do, q, k, v, o):

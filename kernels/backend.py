@@ -247,7 +247,27 @@ torch._functorch.config.autograd_cache_allow_custom_autograd_functions = True
 def launch(kernel):
     """What the launchers call as launch(kernel)[grid](*args, **meta): wrap_triton's traceable
     kernel while torch.compile traces them (for_compile), Triton's own launch otherwise."""
-    return wrap_triton(kernel) if is_wrap_triton_enabled() else kernel
+    return _Traced(kernel) if is_wrap_triton_enabled() else kernel
+
+class _Traced:
+    """launch(kernel)[grid](*args, **meta) while torch.compile traces: meta's launch options
+    (num_warps, num_stages) go to wrap_triton inside a one-config autotuner made once per kernel
+    and options. Given at the call, torch.compile records the kernel with its options as a new
+    kernel at every trace, and Inductor writes the source of every kernel recorded so far into
+    each graph it compiles (its fx_graph_runnable): seconds of a cold start, growing with traces
+    times graphs."""
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, grid):
+        def call(*args, **meta):
+            options = tuple((name, meta.pop(name)) for name in ('num_warps', 'num_stages') if name in meta)
+            return wrap_triton(_with_options(self.kernel, options) if options else self.kernel)[grid](*args, **meta)
+        return call
+
+@functools.lru_cache(maxsize=None)
+def _with_options(kernel, options):
+    return triton.autotune([triton.Config({}, **dict(options))], key=[])(kernel)
 
 @functools.lru_cache(maxsize=None)
 def _sm_count(device_index):

@@ -138,9 +138,10 @@ def test_packed_qkv_gradient_is_the_split_one_without_the_copy(causal, monkeypat
 @pytest.mark.parametrize("shape", [(1, 12, 12, 1024, 64), (1, 4, 2, 2000, 128)], ids=shape_id)
 def test_autotuned_choice_matches_reference(shape, causal, monkeypatch):
     """The tests run the first candidate (KERNELS_AUTOTUNE=0); here the autotuner picks."""
-    monkeypatch.setattr(FA, "AUTOTUNE", True)
-    for tuned in (FA._fwd_tuned, FA._dkdv_tuned, FA._dq_tuned):
-        monkeypatch.setattr(tuned, "cache", {})
+    for name, kernel, pass_ in (('_fwd_tuned', FA._flash_attention_fwd_kernel, 'fwd'),
+                                ('_dkdv_tuned', FA._flash_attention_bwd_dkdv_kernel, 'dkdv'),
+                                ('_dq_tuned', FA._flash_attention_bwd_dq_kernel, 'dq')):
+        monkeypatch.setattr(FA, name, FA._autotuned(kernel, pass_, autotune=True))
     args, do = make_inputs(shape, torch.bfloat16, "cuda")
     check_3way_all(NAMES, run("triton", args, do, causal), run("torch", args, do, causal), run_ref(args, do, causal),
                    ATOL)

@@ -347,6 +347,25 @@ def test_compile_model_builds_one_graph_for_every_block(arch, recompute, device,
         assert len(graphs) == 4, (n_layer, [g.code for g in graphs])
     torch._dynamo.reset()
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="only on CUDA does torch.compile trace the kernels' launches")
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_tracing_again_records_no_kernel_again(arch, monkeypatch):
+    """torch.compile records each Triton kernel once however often it traces their launchers (kernels.backend.launch):
+    Inductor writes out every recorded kernel for each graph it compiles, so records that grow with each trace
+    cost a cold start seconds. Without the caches, the second compile traces everything again."""
+    from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
+    import torch._inductor.config
+    monkeypatch.setattr(torch._inductor.config, 'fx_graph_cache', False)
+    monkeypatch.setattr(torch._functorch.config, 'enable_autograd_cache', False)
+    recorded = []
+    for _ in range(2):
+        torch._dynamo.reset()
+        model = build(tiny_config(arch), 'triton', 'cuda').to('cuda')
+        compile_model(model)(*batch('cuda'))[1].backward()
+        recorded.append(len(kernel_side_table.id_to_kernel))
+    assert recorded[0] == recorded[1], recorded
+    torch._dynamo.reset()
+
 def test_kernel_choice_is_made_once_and_explained(monkeypatch):
     """resolve's map covers the ops of the architecture and the optimizer; a setting it does not know, or
     kernels='triton' where Triton cannot run, is refused with the reason; 'auto' there is PyTorch's."""
