@@ -254,8 +254,8 @@ class _Traced:
     (num_warps, num_stages) go to wrap_triton inside a one-config autotuner made once per kernel
     and options. Given at the call, torch.compile records the kernel with its options as a new
     kernel at every trace, and Inductor writes the source of every kernel recorded so far into
-    each graph it compiles (its fx_graph_runnable): seconds of a cold start, growing with traces
-    times graphs."""
+    each graph it compiles (its fx_graph_runnable): a cold start's work growing with traces times
+    graphs (docs/perf-notes.md, start-up)."""
     def __init__(self, kernel):
         self.kernel = kernel
 
