@@ -106,3 +106,22 @@ def test_invalid_backend(op, device):
     module, fn, args, _ = cases(device)[op]
     with pytest.raises(ValueError, match="backend"):
         fn("cuda")(*args)
+
+
+def test_traced_launches_carry_their_options_in_one_autotuner_per_kernel_and_options(monkeypatch):
+    """While torch.compile traces a launcher, launch() hands wrap_triton the kernel wrapped once per launch options
+    (the same object at every trace, which torch.compile records once) and the rest of the launch's arguments; a
+    launch without options hands over the kernel itself."""
+    handed = []
+    monkeypatch.setattr(backend, 'is_wrap_triton_enabled', lambda: True)
+    # wrap_triton(k)['grid'](*args, **meta) records what it was handed
+    monkeypatch.setattr(backend, 'wrap_triton', lambda k: {'grid': lambda *a, **meta: handed.append((k, a, meta))})
+    kernel = kernels.norm._norm_fwd_kernel
+    for warps in (4, 4, 8):
+        backend.launch(kernel)['grid'](1, 2, BLOCK=16, num_warps=warps, num_stages=2)
+    backend.launch(kernel)['grid'](3, BLOCK=32)
+    (four, args, meta), (again, _, _), (eight, _, _), (plain, plain_args, plain_meta) = handed
+    assert four is again and four is not eight and plain is kernel
+    assert [(c.num_warps, c.num_stages, c.kwargs) for c in four.configs + eight.configs] == [(4, 2, {}), (8, 2, {})]
+    assert four.fn is kernel and (args, meta) == ((1, 2), {'BLOCK': 16})
+    assert (plain_args, plain_meta) == ((3,), {'BLOCK': 32})
