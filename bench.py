@@ -14,6 +14,7 @@ $ python bench.py --profile              # a Chrome trace of a few training step
 $ python bench.py --memory               # where a training step's peak memory sits, by the line that allocated it
 $ python bench.py --optim                # AdamW (ours, torch's) vs Muon: what the optimizer adds to a step
 $ python bench.py --tune                 # the kernels' tile settings, timed
+$ python bench.py --startup              # time to first step: train.py config/train_gpt2.py, cold caches then warm
 Without CUDA it says so and runs what it can on the CPU (eager, a small model).
 """
 import gc
@@ -25,6 +26,7 @@ import time
 import itertools
 import types
 import collections
+import shlex
 
 import torch
 from torch.autograd import DeviceType
@@ -37,6 +39,7 @@ from step_graph import StepGraph
 from configurator import configure
 import bench_kernels
 import bench_memory
+import bench_startup
 
 # -----------------------------------------------------------------------------
 batch_size = 12
@@ -73,12 +76,15 @@ memory = False  # where memory_variant's training step peaks: the tensors live a
 memory_variant = 'kernels compiled'
 optim = False  # AdamW (kernels.AdamW, torch's fused step) vs Muon
 tune = False  # each kernel's tile settings (module constants), timed
+startup = False  # time to first step: train.py with startup_config, cold caches then warm (bench_startup.py)
+startup_config = 'config/train_gpt2.py'
+startup_args = ''  # more of train.py's arguments for startup, e.g. '--compile=False'
 loss_tolerance = 0.02  # the variants' losses after the same steps must agree this closely
 bench_dir = 'bench_out'  # results: bench.json, kernels.csv/json and plots, trace.json, profile.txt
 seed = 1337
 # -----------------------------------------------------------------------------
 config = configure(globals(), skip_unknown_in_files=True)
-steps = not (kernels or profile or optim or tune or memory) if steps is None else steps
+steps = not (kernels or profile or optim or tune or memory or startup) if steps is None else steps
 cuda = torch.cuda.is_available()
 device = 'cuda' if cuda else 'cpu'
 workspace_config = os.environ.get('CUBLAS_WORKSPACE_CONFIG') if cuda else None  # the user's: every variant runs with it
@@ -430,7 +436,10 @@ if optim:
            'Newton-Schulz alone'],
           rows)
 
-if steps or profile or optim or tune or (memory and cuda):
+if startup:
+    results['startup'] = bench_startup.run(startup_config, shlex.split(startup_args), bench_dir)
+
+if steps or profile or optim or tune or startup or (memory and cuda):
     with open(os.path.join(bench_dir, 'bench.json'), 'w') as f:
         json.dump(results, f, indent=2)
     print(f"\nwrote {os.path.join(bench_dir, 'bench.json')}")

@@ -16,6 +16,7 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from bench_kernels import CSV_COLUMNS, PASSES
+import bench_startup
 from test_train import run
 
 
@@ -213,3 +214,25 @@ def test_memory_writes_where_the_steps_peak_sits(tmp_path):
     assert rows and any(key.startswith('model.py:') for _, _, key in rows)
     r = json.load(open(tmp_path / 'bench.json'))['memory']
     assert r['variant'] == 'kernels eager' and r['peak_mib'] > r['before_mib'] > 0
+
+
+TINY_TRAIN = ('--startup_args=--device=cpu --compile=False --n_layer=1 --n_head=2 --n_embd=32 --block_size=32 '
+              '--batch_size=2 --gradient_accumulation_steps=1 --eval_iters=2')
+
+
+def test_startup_times_each_stage_of_a_cold_then_a_warm_start(tmp_path):
+    out = bench(tmp_path, '--startup', TINY_TRAIN)
+    results = json.load(open(tmp_path / 'bench.json'))
+    r = results['startup']
+    assert r['command'].startswith('train.py config/train_gpt2.py --dataset=') and '--max_iters=0' in r['command']
+    for start in ('cold', 'warm'):
+        seconds = list(r[start].values())
+        assert list(r[start]) == list(bench_startup.STAGES) and 0 < seconds[0] and seconds == sorted(seconds), r
+    width, last = max(map(len, bench_startup.STAGES)), 'first step (iter 0:)'
+    assert f"{last:<{width}}  {r['cold'][last]:6.1f}  {r['warm'][last]:6.1f}" in out
+    assert 'train_step' not in results  # only what was asked: no end-to-end table
+
+
+def test_startup_says_why_when_train_py_fails(tmp_path):
+    p = bench_run(tmp_path, '--startup', '--startup_config=config/no_such_config.py', TINY_TRAIN, check=False)
+    assert p.returncode != 0 and "error: train.py's cold start failed or printed no first step" in p.stdout + p.stderr
