@@ -13,6 +13,8 @@ import subprocess
 
 import numpy as np
 
+from data.common import write_splits
+
 # the stages of a start, each closed by the first line train.py prints that begins so
 STAGES = {'imports, config': 'tokens per iteration', 'kernels chosen, model built': 'number of parameters',
           'evaluated (step 0:)': 'step 0:', 'first step (iter 0:)': 'iter 0:'}
@@ -23,10 +25,8 @@ def run(config_file, train_args, out_dir):
     root = os.path.join(out_dir, 'startup')
     shutil.rmtree(root, ignore_errors=True)
     data, caches = os.path.join(root, 'data'), os.path.join(root, 'caches')
-    os.makedirs(data)
-    tokens = np.random.default_rng(0).integers(VOCAB, size=1_100_000, dtype=np.uint16)
-    tokens[:1_000_000].tofile(os.path.join(data, 'train.bin'))
-    tokens[1_000_000:].tofile(os.path.join(data, 'val.bin'))
+    tokens = np.random.default_rng(0).integers(VOCAB, size=1_100_000)
+    write_splits(data, tokens[:1_000_000], tokens[1_000_000:])
     env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(caches, 'triton'),
                TORCHINDUCTOR_CACHE_DIR=os.path.join(caches, 'inductor'),
                KERNELS_CACHE=os.path.join(caches, 'kernels_cache.json'))
