@@ -14,7 +14,7 @@ $ python bench.py --profile              # a Chrome trace of a few training step
 $ python bench.py --memory               # where a training step's peak memory sits, by the line that allocated it
 $ python bench.py --optim                # AdamW (ours, torch's) vs Muon: what the optimizer adds to a step
 $ python bench.py --tune                 # the kernels' tile settings, timed
-$ python bench.py --startup              # time to first step: train.py config/train_gpt2.py, cold caches then warm
+$ python bench.py --startup              # time to first step: train.py config/train_gpt2.py, cold caches then warm twice
 Without CUDA it says so and runs what it can on the CPU (eager, a small model).
 """
 import gc
@@ -76,7 +76,7 @@ memory = False  # where memory_variant's training step peaks: the tensors live a
 memory_variant = 'kernels compiled'
 optim = False  # AdamW (kernels.AdamW, torch's fused step) vs Muon
 tune = False  # each kernel's tile settings (module constants), timed
-startup = False  # time to first step: train.py with startup_config, cold caches then warm (bench_startup.py)
+startup = False  # time to first step: train.py with startup_config, cold caches then warm twice (bench_startup.py)
 startup_config = 'config/train_gpt2.py'
 startup_args = ''  # more of train.py's arguments for startup, e.g. '--compile=False'
 loss_tolerance = 0.02  # the variants' losses after the same steps must agree this closely

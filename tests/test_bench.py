@@ -220,16 +220,16 @@ TINY_TRAIN = ('--startup_args=--device=cpu --compile=False --n_layer=1 --n_head=
               '--batch_size=2 --gradient_accumulation_steps=1 --eval_iters=2')
 
 
-def test_startup_times_each_stage_of_a_cold_then_a_warm_start(tmp_path):
+def test_startup_times_each_stage_of_a_cold_start_then_two_warm_ones(tmp_path):
     out = bench(tmp_path, '--startup', TINY_TRAIN)
     results = json.load(open(tmp_path / 'bench.json'))
     r = results['startup']
     assert r['command'].startswith('train.py config/train_gpt2.py --dataset=') and '--max_iters=0' in r['command']
-    for start in ('cold', 'warm'):
+    for start in ('cold', 'warm', 'warm again'):
         seconds = list(r[start].values())
         assert list(r[start]) == list(bench_startup.STAGES) and 0 < seconds[0] and seconds == sorted(seconds), r
     width, last = max(map(len, bench_startup.STAGES)), 'first step (iter 0:)'
-    assert f"{last:<{width}}  {r['cold'][last]:6.1f}  {r['warm'][last]:6.1f}" in out
+    assert f"{last:<{width}}  {r['cold'][last]:10.1f}  {r['warm'][last]:10.1f}  {r['warm again'][last]:10.1f}" in out
     assert 'train_step' not in results  # only what was asked: no end-to-end table
 
 
