@@ -5,14 +5,17 @@ takes the kernels where they can run (CUDA, or the CPU interpreter), falls back 
 the PyTorch reference quietly on a plain CPU and without Triton, and on float64
 inputs; a bad backend name is an error.
 """
+import os
+import sys
 import importlib
+import subprocess
 
 import pytest
 import torch
 
 import kernels
 import kernels.backend as backend
-from conftest import forward_backward, count_launches
+from conftest import ROOT, forward_backward, count_launches
 from model import rotary_tables
 
 
@@ -125,3 +128,18 @@ def test_traced_launches_carry_their_options_in_one_autotuner_per_kernel_and_opt
     assert [(c.num_warps, c.num_stages, c.kwargs) for c in four.configs + eight.configs] == [(4, 2, {}), (8, 2, {})]
     assert four.fn is kernel and (args, meta) == ((1, 2), {'BLOCK': 16})
     assert (plain_args, plain_meta) == ((3,), {'BLOCK': 32})
+
+
+def test_triton_builds_with_the_ptxas_of_inductors_compile_workers():
+    """Triton's cache key holds the ptxas version: importing kernels points Triton at the ptxas that torch's own
+    rule (_set_triton_ptxas_path, run in each compile worker) picks, so a kernel built here and in a worker has one
+    key; a ptxas the user chose stays. (Without a ptxas shipped with torch, as in a CPU build, both are unset.)"""
+    def ptxas_after(script, **env):
+        env = {k: v for k, v in os.environ.items() if k != 'TRITON_PTXAS_PATH'} | env
+        return subprocess.run([sys.executable, '-c', script], env=env, cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    workers = ptxas_after("import os; from torch._inductor.runtime.compile_tasks import _set_triton_ptxas_path; "
+                          "_set_triton_ptxas_path(); print(os.environ.get('TRITON_PTXAS_PATH'))")
+    assert ptxas_after("import os, kernels; print(os.environ.get('TRITON_PTXAS_PATH'))") == workers
+    assert ptxas_after("import os, kernels; print(os.environ.get('TRITON_PTXAS_PATH'))",
+                       TRITON_PTXAS_PATH='/a/ptxas/of/the/users') == '/a/ptxas/of/the/users'
