@@ -39,13 +39,13 @@ except ImportError:
 
 INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 
-# Inductor's compile workers build Triton kernels with the ptxas torch ships (torch/bin/ptxas, where there is one),
-# and Triton's cache key holds the ptxas version, which its first use in a process fixes. The same ptxas here, set
-# before any use: a kernel built by a worker and the same kernel built in this process (a warm start builds some here
-# while the worker pool starts) then share one cache entry instead of each being built once per place.
-TORCH_PTXAS = os.path.join(os.path.dirname(torch.__file__), "bin", "ptxas")
-if os.access(TORCH_PTXAS, os.X_OK):
-    os.environ.setdefault("TRITON_PTXAS_PATH", TORCH_PTXAS)
+# Inductor's compile workers point Triton at the ptxas torch ships (where it ships one), and Triton's cache key holds
+# the ptxas version, which its first use in a process fixes. This process takes the same one by torch's own rule,
+# before any use: a kernel built by a worker and the same kernel built here (a warm start builds some here while the
+# worker pool starts) then share one cache entry.
+if torch.version.cuda:
+    from torch._inductor.runtime.compile_tasks import _set_triton_ptxas_path
+    _set_triton_ptxas_path()
 
 def _interpreter_as_on_gpu():
     """Three gaps in Triton 3.6's CPU interpreter, closed so that it computes what the GPU
