@@ -64,8 +64,7 @@ class GPTConfig:
         """Whether the MLP can be kernels.gelu_mlp (cuBLASLt's GELU epilogues: the tanh form, no bias)."""
         return self.arch == 'gpt2' and self.gelu_approximate == 'tanh' and not self.bias
 
-# what the backward makes again instead of keeping: nothing; the norms' and activations' outputs; each MLP
-RECOMPUTE = ('none', 'activation', 'mlp')
+RECOMPUTE = ('none', 'activation', 'mlp')  # remade in the backward: nothing; norms' and activations' outputs; each MLP
 
 def cast_for_matmul(weight, x):
     """weight in autocast's dtype for a product with x, by Tensor.to: autocast's own cast stays cached until the
@@ -224,9 +223,8 @@ class MLP(nn.Module):
         self.one_op = self.backend == 'triton' and config.gelu_mlp and recompute != 'activation'
         # the Triton GELU adds c_fc's bias (its backward sums the bias gradient too); PyTorch's product adds it
         self.bias_in_gelu = not self.swiglu and self.backend == 'triton'
-        hidden = config.mlp_hidden
-        self.c_fc = nn.Linear(config.n_embd, 2 * hidden if self.swiglu else hidden, bias=config.bias)
-        self.c_proj = nn.Linear(hidden, config.n_embd, bias=config.bias)
+        self.c_fc = nn.Linear(config.n_embd, (2 if self.swiglu else 1) * config.mlp_hidden, bias=config.bias)
+        self.c_proj = nn.Linear(config.mlp_hidden, config.n_embd, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
 
     @property
