@@ -8,6 +8,7 @@ $ python bench.py                        # end to end: GPT-2 124M, batch 12x1024
 $ python bench.py config/train_gpt2.py   # the model and batch of a training config (its other keys unused)
 $ python bench.py --arch=llama --n_kv_head=4
 $ python bench.py --nanogpt=../nanoGPT/model.py  # nanoGPT's own model too, eager and compiled
+$ python bench.py --sustained_steps=300  # and each variant sustained, as in a long run: ms and joules a step
 $ python bench.py --kernels              # every op alone, at the model's shapes and swept (bench_kernels.py):
                                          # kernels.csv, kernels.json, a PNG per op
 $ python bench.py --profile              # a Chrome trace of a few training steps, and GPU time per kernel
@@ -55,6 +56,9 @@ gelu_approximate = 'none'  # gpt2's GELU, every variant: 'none' (erf) as nanoGPT
 dtype = 'bfloat16'
 warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator warm-up
 timed_steps = 30
+# then, each variant, this many steps back to back after half as many more (0: none): the GPU at its power cap, as in
+# a long run, where a step's time follows the energy it takes; ms a step and, where NVML reads the GPU, joules a step
+sustained_steps = 0
 steps = None  # the end-to-end table; None: when no other part below is asked for
 # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the
 # default six (eight with nanogpt)
@@ -109,6 +113,14 @@ if nanogpt and gelu_approximate != 'none':
 def sync():
     if cuda:
         torch.cuda.synchronize()
+
+def energy_joules():
+    """The GPU's energy counter in joules, or None where NVML cannot read it (no CUDA, nvidia-ml-py or counter)."""
+    try:
+        import pynvml
+        return pynvml.nvmlDeviceGetTotalEnergyConsumption(torch.cuda._get_pynvml_handler()) / 1e3
+    except Exception:  # ImportError, RuntimeError or pynvml's NVMLError: the table says n/a
+        return None
 
 def table(title, head, rows):
     print(f"\n{title}")
@@ -200,6 +212,18 @@ def stepper(variant, step_model, optimizer):
 
     return train_step, losses
 
+def sustained(train_step):
+    """{ms a step over sustained_steps back to back, after half as many that bring the GPU to its power cap;
+    joules a step and watts where NVML reads the GPU's energy counter, else None}."""
+    for _ in range(sustained_steps // 2):
+        train_step()
+    sync()
+    before = energy_joules()
+    ms = time_ms(train_step, sustained_steps, warmup=0, wait_each=False)
+    after = energy_joules()  # time_ms has waited for the last step
+    joules = None if before is None or after is None else (after - before) / sustained_steps
+    return dict(ms_sustained=ms, joules_per_step=joules, watts=None if joules is None else joules / ms * 1e3)
+
 def drop_leftovers():
     """Free what nothing uses any more: garbage, and cuBLAS's workspaces (one per stream that ran a matmul,
     32-160 MiB a variant, kept allocated until freed), so that a peak counts only what its own steps allocate."""
@@ -256,6 +280,9 @@ if steps:
                              final_loss=final_loss,
                              kernels=model.kernels, kernel_timings=model.kernel_timings)
         print(f"  {ms:.2f} ms/iter ({ms_back_to_back:.2f} back to back), loss {final_loss:.4f}", flush=True)
+        if sustained_steps:
+            runs[variant].update(sustained(train_step))
+            print(f"  sustained: {runs[variant]['ms_sustained']:.2f} ms a step", flush=True)
         del model, step_model, train_step, losses
     eager, compiled = runs.get('baseline eager'), runs.get('baseline compiled')
     # what the losses are compared with
@@ -290,6 +317,13 @@ if steps:
             f"{r['loss_diff']:+.4f}", n_a(r['vs_baseline_eager'], "{:.2f}x"), n_a(r['vs_baseline_compiled'], "{:.2f}x"),
             n_a(r['vs_baseline_compiled_back_to_back'], "{:.2f}x"), n_a(r['memory_vs_baseline_compiled'], "{:.2f}x")]
            for v, r in runs.items()])
+    if sustained_steps:
+        base = next((v for v in ('nanogpt compiled', 'baseline compiled', 'baseline eager') if v in runs), chosen[0])
+        table(f"Sustained: {sustained_steps} steps back to back after {sustained_steps // 2} more, median ms a step; "
+              f"joules a step from the GPU's energy counter (NVML)",
+              ['variant', 'ms a step', 'J a step', 'W', f'vs {base}'],
+              [[v, f"{r['ms_sustained']:.2f}", n_a(r['joules_per_step'], "{:.2f}"), n_a(r['watts'], "{:.0f}"),
+                f"{runs[base]['ms_sustained'] / r['ms_sustained']:.2f}x"] for v, r in runs.items()])
     for v, r in runs.items():
         if r['kernel_timings'] is not None:
             triton_ops = [op for op, impl in r['kernels'].items() if impl == 'triton']

@@ -54,6 +54,20 @@ def test_end_to_end_table_and_json(tmp_path):
     assert r['losses_agree'] is True
 
 
+def test_sustained_steps_add_their_table(tmp_path):
+    out = bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', '--sustained_steps=4')
+    assert "Sustained: 4 steps back to back after 2 more" in out
+    r = json.load(open(tmp_path / 'bench.json'))
+    for v in r['train_step'].values():
+        assert v['ms_sustained'] > 0
+        assert v['joules_per_step'] is None and v['watts'] is None  # no GPU energy counter on the CPU
+    ms = {v: r['train_step'][v]['ms_sustained'] for v in ('baseline eager', 'kernels eager')}
+    table = out[out.index("Sustained:"):].splitlines()
+    row = next(line.split() for line in table if line.strip().startswith('kernels eager'))
+    assert row == ['kernels', 'eager', f"{ms['kernels eager']:.2f}", 'n/a', 'n/a',
+                   f"{ms['baseline eager'] / ms['kernels eager']:.2f}x"]
+
+
 def test_variants_runs_only_those_asked(tmp_path):
     bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', '--variants=kernels eager, baseline eager')
     r = json.load(open(tmp_path / 'bench.json'))
