@@ -56,9 +56,8 @@ gelu_approximate = 'none'  # gpt2's GELU, every variant: 'none' (erf) as nanoGPT
 dtype = 'bfloat16'
 warmup_steps = 10  # untimed steps first: compilation, autotuning, allocator warm-up
 timed_steps = 30
-# then, each variant, this many steps back to back after half as many more (0: none): the GPU at its power cap, as in
-# a long run, where a step's time follows the energy it takes; ms a step and, where NVML reads the GPU, joules a step
-sustained_steps = 0
+# the GPU at its power cap, as in a long run, where a step's time follows the energy it takes
+sustained_steps = 0  # each variant then N steps back to back after N/2 more: ms and (NVML) joules a step; 0: none
 steps = None  # the end-to-end table; None: when no other part below is asked for
 # the end-to-end variants to run, comma-separated (e.g. 'baseline compiled,kernels compiled graphed'); '' = the
 # default six (eight with nanogpt)
