@@ -114,7 +114,10 @@ def sync():
         torch.cuda.synchronize()
 
 def energy_joules():
-    """The GPU's energy counter in joules, or None where NVML cannot read it (no CUDA, nvidia-ml-py or counter)."""
+    """The GPU's energy counter in joules (NVML, the device found as torch.cuda.power_draw finds it), or None where
+    it cannot be read (no CUDA, nvidia-ml-py or counter)."""
+    if not cuda:
+        return None
     try:
         import pynvml
         return pynvml.nvmlDeviceGetTotalEnergyConsumption(torch.cuda._get_pynvml_handler()) / 1e3
