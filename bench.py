@@ -216,7 +216,7 @@ def stepper(variant, step_model, optimizer):
 
 def sustained(train_step):
     """{ms a step over sustained_steps back to back, after half as many that bring the GPU to its power cap;
-    joules a step and watts where NVML reads the GPU's energy counter, else None}."""
+    joules a step where NVML reads the GPU's energy counter, else None}."""
     for _ in range(sustained_steps // 2):
         train_step()
     sync()
@@ -224,7 +224,7 @@ def sustained(train_step):
     ms = time_ms(train_step, sustained_steps, warmup=0, wait_each=False)
     after = energy_joules()  # time_ms has waited for the last step
     joules = None if before is None or after is None else (after - before) / sustained_steps
-    return dict(ms_sustained=ms, joules_per_step=joules, watts=None if joules is None else joules / ms * 1e3)
+    return dict(ms_sustained=ms, joules_per_step=joules)
 
 def drop_leftovers():
     """Free what nothing uses any more: garbage, and cuBLAS's workspaces (one per stream that ran a matmul,
@@ -324,7 +324,8 @@ if steps:
         table(f"Sustained: {sustained_steps} steps back to back after {sustained_steps // 2} more, median ms a step; "
               f"joules a step from the GPU's energy counter (NVML)",
               ['variant', 'ms a step', 'J a step', 'W', f'vs {base}'],
-              [[v, f"{r['ms_sustained']:.2f}", n_a(r['joules_per_step'], "{:.2f}"), n_a(r['watts'], "{:.0f}"),
+              [[v, f"{r['ms_sustained']:.2f}", n_a(r['joules_per_step'], "{:.2f}"),
+                n_a(r['joules_per_step'] and r['joules_per_step'] / r['ms_sustained'] * 1e3, "{:.0f}"),
                 f"{runs[base]['ms_sustained'] / r['ms_sustained']:.2f}x"] for v, r in runs.items()])
     for v, r in runs.items():
         if r['kernel_timings'] is not None:

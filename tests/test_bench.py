@@ -60,7 +60,7 @@ def test_sustained_steps_add_their_table(tmp_path):
     r = json.load(open(tmp_path / 'bench.json'))
     for v in r['train_step'].values():
         assert v['ms_sustained'] > 0
-        assert v['joules_per_step'] is None and v['watts'] is None  # no GPU energy counter on the CPU
+        assert v['joules_per_step'] is None  # no GPU energy counter on the CPU
     ms = {v: r['train_step'][v]['ms_sustained'] for v in ('baseline eager', 'kernels eager')}
     table = out[out.index("Sustained:"):].splitlines()
     row = next(line.split() for line in table if line.strip().startswith('kernels eager'))
