@@ -65,6 +65,7 @@ variants = ''
 nanogpt = ''  # nanoGPT's own model.py (a karpathy/nanoGPT checkout), unmodified: 'nanogpt eager', 'nanogpt compiled'
 recompute = 'none'  # the kernels variants' recompute (model.RECOMPUTE); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16; the baselines keep nanoGPT's fp32 stream
+fp8 = False  # the kernels variants' block products but dW in fp8 (model.py); the baselines' stay bf16
 # the kernels variants' per-op overrides use_triton_<name>, as train.py's, for each name in choose.OVERRIDES
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')
@@ -182,7 +183,7 @@ def build(variant):
                              if cuda else (None, None))
         torch.manual_seed(seed)
         model = GPT(gptconf, choose.resolve('auto', gptconf, device, overrides, measured), recompute=recompute,
-                    autocast_residual=autocast_residual).to(device)
+                    autocast_residual=autocast_residual, fp8=fp8).to(device)
         model.kernel_timings = timings
     if not compiled:
         return model, model
@@ -306,6 +307,7 @@ if steps:
           f"baselines, kernels.AdamW's for the kernels variants)"
           + (f", the kernels variants with recompute='{recompute}'" if recompute != 'none' else '')
           + (", the kernels variants' residual stream in bf16" if autocast_residual else '')
+          + (", the kernels variants' block products in fp8" if fp8 else '')
           + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config} (every variant)" if workspace_config else
              ", the graphed variants recorded with cuBLAS without its workspace" if graphed else '')
           + f"; median of {timed_steps} steps after {warmup_steps} warm-up, each step waited for (as nanoGPT's "

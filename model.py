@@ -284,13 +284,13 @@ class Block(nn.Module):
 
 class GPT(nn.Module):
 
-    def __init__(self, config, impl=None, recompute='none', autocast_residual=False):
-        """impl: {op: 'triton' | 'torch'} (kernels.choose.resolve), None: PyTorch everywhere. autocast_residual:
-        the residual stream in autocast's dtype (bf16), as Megatron-LM keeps it: fewer bytes per norm and kept."""
+    def __init__(self, config, impl=None, recompute='none', autocast_residual=False, fp8=False):
+        """impl: {op: 'triton' | 'torch'} (kernels.choose.resolve), None: PyTorch everywhere. autocast_residual: the
+        stream in autocast's dtype (bf16), as Megatron-LM keeps it. fp8: the kept copies' products in fp8 (linear)."""
         super().__init__()
         if recompute not in RECOMPUTE:
             raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
-        self.config, self.recompute, self.autocast_residual = config, recompute, autocast_residual
+        self.config, self.recompute, self.autocast_residual, self.fp8 = config, recompute, autocast_residual, fp8
         self.kernels = impl or dict.fromkeys(ARCH_OPS[config.arch], 'torch')
         self.loss_chunk_bytes = model_chunk_bytes(config.vocab_size, recompute != 'none')
         print("kernels: " + ", ".join(f"{op}={impl}" for op, impl in self.kernels.items()))
@@ -369,16 +369,16 @@ class GPT(nn.Module):
         return None, loss
 
     def keep_matmul_copies(self, dtype):
-        """Give each block matrix a copy in dtype (autocast's) for its products to read, kept in step by kernels.AdamW;
-        drop any kept before (dtype None: only that); none under recompute (asked for memory). Returns the matrices."""
+        """Give each block matrix a copy in dtype (autocast's) for its products to read (in fp8 if self.fp8), kept in
+        step by kernels.AdamW; drop any kept before (dtype None: only that); none under recompute. Returns them."""
         for p in self.parameters():
             if hasattr(p, 'matmul_copy'):
-                del p.matmul_copy
+                del p.matmul_copy, p.matmul_fp8
         keep = dtype is not None and self.recompute == 'none'
         matrices = [w for w in self.transformer.h.parameters()  # the blocks' four matrices each
                     if w.dim() == 2 and w.dtype == torch.float32 and w.requires_grad] if keep else []
         for w in matrices:
-            w.matmul_copy = w.detach().to(dtype)
+            w.matmul_copy, w.matmul_fp8 = w.detach().to(dtype), self.fp8
         return matrices
 
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None, matmul_dtype=None):
@@ -407,8 +407,11 @@ class GPT(nn.Module):
             optimizer = Muon(groups, momentum=0.95, betas=betas, backend=backend)
         keep = muon is None and matmul_dtype in (torch.bfloat16, torch.float16) and backend == 'triton'
         copies = self.keep_matmul_copies(matmul_dtype if keep else None)
+        if self.fp8 and (not copies or any(block.mlp.one_op for block in self.transformer.h)):
+            raise ValueError("fp8 products read the blocks' kept copies (bf16 autocast, Triton's AdamW, no recompute), "
+                             "which the tanh MLP's one op does not")
         if copies:
-            print(f"AdamW keeps {len(copies)} block matrices' copies in {matmul_dtype} for their products")
+            print(f"AdamW keeps {len(copies)} block matrices' copies in {matmul_dtype} for {'fp8 ' * self.fp8}products")
         print(", ".join(f"{'Muon' if g.get('muon') else 'AdamW'} lr {g['base_lr']:g} wd {g['weight_decay']:g}: "
                         f"{len(g['params'])} tensors ({sum(p.numel() for p in g['params']):,} parameters)"
                         for g in optimizer.param_groups))

@@ -62,6 +62,7 @@ rope_theta = 10000.0  # llama: the rotary embedding's base
 gelu_approximate = 'none'  # gpt2's GELU: 'none' (erf) as nanoGPT, 'tanh' as GPT-2 (the MLP is then one fused op)
 recompute = 'none'  # memory for time: 'activation' (norm and activation outputs remade) or 'mlp' (each MLP remade)
 autocast_residual = False  # the residual stream in autocast's dtype (bf16): faster, less memory, another rounding
+fp8 = False  # the blocks' products but dW in fp8 (e4m3, a scale per row, model.py): faster, coarser rounding
 kernels = 'auto'  # 'auto' (Triton per op where measured faster), 'triton' or 'torch'; cached in kernels_cache.json
 use_triton_layer_norm = None  # per-op overrides: True or False decides the op whatever `kernels` says
 use_triton_rms_norm = None  # (None follows `kernels`)
@@ -225,7 +226,7 @@ if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides
 try:
     impl = choose.resolve(kernels, gptconf, device_type, overrides, measured)
     with torch.device(device):  # the weights drawn where they live: no host-side init and copy
-        model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual)
+        model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual, fp8=fp8)
     if ckpt is not None or weights is not None:  # every name and shape checked first
         source = resume_path if ckpt else init_from
         model.load_state_dict(checkpoint.matched(model.state_dict(), weights or ckpt['model'], source))
@@ -238,9 +239,12 @@ if fsdp:  # before the optimizer, which then holds the shards
     parallel.shard(model, ptdtype, device_type)
 
 scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
-optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type,
-                                       muon=dict(lr=muon_lr) if optimizer == 'muon' else None,
-                                       matmul_dtype=None if fsdp else ptdtype)  # FSDP casts what it gathers
+try:  # fp8 where no copies are kept is refused here
+    optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type,
+                                           muon=dict(lr=muon_lr) if optimizer == 'muon' else None,
+                                           matmul_dtype=None if fsdp else ptdtype)  # FSDP casts what it gathers
+except ValueError as e:
+    fail(e)
 print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulation_steps * ddp_world_size, ptdtype))
 saved_at, saved_to = (iter_num, resume_path) if init_from == 'resume' else (None, None)  # the last good checkpoint
 # steps skipped for a non-finite loss or gradient before this run resumed, and this rank's generators then

@@ -48,8 +48,10 @@ if torch.version.cuda:
     _set_triton_ptxas_path()
 
 def _interpreter_as_on_gpu():
-    """Three gaps in Triton 3.6's CPU interpreter, closed so that it computes what the GPU
-    does: it rounds fp32 -> bf16 toward zero (the GPU rounds to nearest even); tl.dot
+    """Four gaps in Triton 3.6's CPU interpreter, closed so that it computes what the GPU
+    does: it rounds fp32 -> bf16 toward zero (the GPU rounds to nearest even); it rounds
+    fp32 -> e4m3 without carrying into the exponent (31.7 becomes 16; the GPU rounds to
+    nearest even and saturates at +-448, as torch's cast of a clamped tensor does); tl.dot
     multiplies bf16 tiles' raw 16-bit patterns as integers (it gets their fp32 values
     instead: exact, as the tensor cores' products with fp32 accumulation); tl.fma rounds
     twice, the product and then the sum (the GPU's FMA rounds once: here the fp32 product,
@@ -59,6 +61,7 @@ def _interpreter_as_on_gpu():
     from triton.runtime import interpreter
     Builder, TensorHandle = interpreter.InterpreterBuilder, interpreter.TensorHandle
     cast, create_dot, create_fma = Builder.cast_impl, Builder.create_dot, Builder.create_fma
+    fp_to_fp = Builder.create_fp_to_fp
 
     def cast_rne(self, src, dst_type):
         if src.dtype.scalar != tl.float32 or dst_type.scalar != tl.bfloat16:
@@ -66,6 +69,12 @@ def _interpreter_as_on_gpu():
         bits = np.asarray(src.data, dtype=np.float32).view(np.uint32)
         rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)  # carries into the exponent
         return TensorHandle(np.where(np.isnan(src.data), np.uint16(0x7FC0), rounded), tl.bfloat16)
+
+    def fp_to_e4m3_rne(self, src, dst_type, rounding_mode):
+        if src.dtype.scalar != tl.float32 or dst_type.scalar != tl.float8e4nv:
+            return fp_to_fp(self, src, dst_type, rounding_mode)
+        e4m3 = torch.from_numpy(np.asarray(src.data, np.float32)).clamp(-448, 448).to(torch.float8_e4m3fn)
+        return TensorHandle(e4m3.view(torch.uint8).numpy(), tl.float8e4nv)
 
     def as_fp32(t):
         if t.dtype.scalar != tl.bfloat16:
@@ -81,6 +90,7 @@ def _interpreter_as_on_gpu():
         exact = np.asarray(x.data, np.float64) * np.asarray(y.data, np.float64) + np.asarray(z.data, np.float64)
         return TensorHandle(exact.astype(np.float32), z.dtype.scalar)
     Builder.cast_impl, Builder.create_dot, Builder.create_fma = cast_rne, create_bf16_dot, create_fused_fma
+    Builder.create_fp_to_fp = fp_to_e4m3_rne
 
 def _interpreter_patches_the_language_once():
     """Triton 3.6's interpreter swaps triton.language's functions for its own at each launch (and puts them back

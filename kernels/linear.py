@@ -17,6 +17,8 @@ On the CPU the fp32 sums come from fp32 copies of dy and x (the CPU product has 
 import torch
 import torch.nn.functional as F
 
+from kernels.rowwise_fp8 import rowwise_fp8
+
 linear_ref = F.linear
 
 
@@ -31,6 +33,17 @@ def matmul_copy(weight, x):
     return copy if copy is not None and copy.dtype == matmul_dtype(x) else None
 
 
+def weight_grads(ctx, dy2, x2):
+    """(dW, db) of F.linear from dy2 (rows, out) and its input x2 (rows, in), each None unless asked for: dW summed
+    in fp32 and written in the weight's dtype, db summed over the rows."""
+    dw = dbias = None
+    if ctx.needs_input_grad[1]:
+        dw = (torch.mm(dy2.t(), x2, out_dtype=ctx.weight_dtype) if dy2.is_cuda
+              else dy2.t().to(ctx.weight_dtype).mm(x2.to(ctx.weight_dtype)))
+    if ctx.needs_input_grad[3]:
+        dbias = dy2.sum(0).to(ctx.bias_dtype)
+    return dw, dbias
+
 class LinearOfCopy(torch.autograd.Function):
 
     @staticmethod
@@ -44,17 +57,46 @@ class LinearOfCopy(torch.autograd.Function):
     def backward(ctx, dy):
         x, copy = ctx.saved_tensors
         with torch.autocast(dy.device.type, enabled=False):  # as autograd runs F.linear's backward
-            dy2, x2 = dy.reshape(-1, dy.shape[-1]), x.reshape(-1, x.shape[-1])  # (rows, out), (rows, in)
             dx = dy.matmul(copy) if ctx.needs_input_grad[0] else None
-            dw = None
-            if ctx.needs_input_grad[1]:
-                dw = (torch.mm(dy2.t(), x2, out_dtype=ctx.weight_dtype) if dy.is_cuda
-                      else dy2.t().to(ctx.weight_dtype).mm(x2.to(ctx.weight_dtype)))
-            dbias = dy2.sum(0).to(ctx.bias_dtype) if ctx.needs_input_grad[3] else None
+            dw, dbias = weight_grads(ctx, dy.reshape(-1, dy.shape[-1]), x.reshape(-1, x.shape[-1]))
         return dx, dw, None, dbias
 
+class Fp8LinearOfCopy(torch.autograd.Function):
+    """LinearOfCopy with its forward and dx products in fp8 (e4m3, one scale per row of each operand:
+    kernels/rowwise_fp8.py), fp32 sums, the scales applied in the products' epilogue:
+        y = (x8 sx)(C8 sC)^T + b      x per token, C per output channel
+        dx = (dy8 sdy)(Ct8 sCt)^T     dy per token, C^T per input channel (a transposed copy of C, cast)
+        dW = dy^T x                   as LinearOfCopy: in the copy's dtype, fp32 sums
+    x8 is not kept: dW reads x in the copy's dtype, so no fp8 copy of an activation is ever transposed."""
+
+    @staticmethod
+    def forward(ctx, x, weight, copy, bias):
+        x2 = x.reshape(-1, x.shape[-1]).to(copy.dtype)  # (rows, in)
+        x8, sx = rowwise_fp8(x2)  # (rows, in), (rows, 1)
+        c8, sc = rowwise_fp8(copy)  # (out, in), (out, 1)
+        y = torch._scaled_mm(x8, c8.t(), scale_a=sx, scale_b=sc.t(), out_dtype=copy.dtype, use_fast_accum=True)
+        ctx.save_for_backward(x2, copy)
+        ctx.weight_dtype, ctx.bias_dtype, ctx.x_shape = weight.dtype, None if bias is None else bias.dtype, x.shape
+        y = y.view(*x.shape[:-1], -1)
+        return y if bias is None else y + bias.to(copy.dtype)
+
+    @staticmethod
+    def backward(ctx, dy):
+        x2, copy = ctx.saved_tensors
+        dy2, dx = dy.reshape(-1, dy.shape[-1]), None  # (rows, out)
+        if ctx.needs_input_grad[0]:
+            g8, sg = rowwise_fp8(dy2)  # (rows, out), (rows, 1)
+            ct8, sct = rowwise_fp8(copy.t().contiguous())  # (in, out), (in, 1)
+            dx = torch._scaled_mm(g8, ct8.t(), scale_a=sg, scale_b=sct.t(), out_dtype=dy.dtype,
+                                  use_fast_accum=True).view(ctx.x_shape)
+        with torch.autocast(dy.device.type, enabled=False):
+            dw, dbias = weight_grads(ctx, dy2, x2)
+        return dx, dw, None, dbias
 
 def linear(x, weight, bias=None):
-    """F.linear(x, weight, bias), reading weight's kept copy where it has one for this product."""
+    """F.linear(x, weight, bias), reading weight's kept copy where it has one for this product, in fp8 where the
+    model keeps it for fp8 products (weight.matmul_fp8)."""
     copy = matmul_copy(weight, x)
-    return F.linear(x, weight, bias) if copy is None else LinearOfCopy.apply(x, weight, copy, bias)
+    if copy is None:
+        return F.linear(x, weight, bias)
+    return (Fp8LinearOfCopy if getattr(weight, 'matmul_fp8', False) else LinearOfCopy).apply(x, weight, copy, bias)

@@ -6,12 +6,15 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 import kernels
 import kernels.choose as choose
+import kernels.rowwise_fp8 as rowwise
 from kernels.choose import ARCH_OPS, resolve
 from kernels.linear_cross_entropy import model_chunk_bytes
 from model import GPT, GPTConfig, RECOMPUTE, Norm, compile_model
+from conftest import count_launches
 
 def tiny_config(arch, **kw):
     return GPTConfig(block_size=32, vocab_size=67, n_layer=2, n_head=4, n_embd=64, arch=arch,
@@ -543,3 +546,33 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
         other = build(config, setting, device, recompute=recompute).to(device)
         other.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, matmul_dtype=torch.bfloat16)
         assert not any(hasattr(w, 'matmul_copy') for w in other.parameters())
+
+def test_fp8_products(device, monkeypatch):
+    """fp8=True: each product that reads a kept copy runs in fp8 (kernels/linear.py's Fp8LinearOfCopy: x and the copy
+    cast row-wise forward, dy and the copy's transpose backward), so the model's loss and gradients stay near bf16's
+    (e4m3 keeps 3 mantissa bits: within 1% of the loss, every gradient's cosine to bf16's above 0.99) but are not
+    bf16's; where no copies are kept (recompute, Muon, no autocast, the tanh MLP's one op) it is an error."""
+    config = tiny_config('gpt2')
+    runs = {}
+    for fp8 in (False, True):
+        torch.manual_seed(0)
+        model = build(config, 'triton', device, fp8=fp8).to(device)
+        model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, matmul_dtype=torch.bfloat16)
+        counts = count_launches(monkeypatch, rowwise)
+        with torch.autocast(device, dtype=torch.bfloat16):
+            _, loss = model(*batch(device))
+        loss.backward()
+        runs[fp8] = loss.detach(), [p.grad for p in model.parameters()], counts['_rowwise_fp8_kernel']
+    (loss16, grads16, casts16), (loss8, grads8, casts8) = runs[False], runs[True]
+    assert casts16 == 0 and casts8 == 4 * config.n_layer * 4  # 4 products a block, 2 casts forward and 2 backward
+    assert loss8 != loss16 and abs(loss8 - loss16) <= 0.01 * loss16
+    for a, b in zip(grads16, grads8):
+        assert torch.isfinite(b).all() and F.cosine_similarity(a.flatten(), b.flatten(), dim=0) > 0.99
+    for kw, optim in [(dict(recompute='activation'), {}), ({}, dict(muon=dict(lr=0.02))),
+                      ({}, dict(matmul_dtype=None))]:
+        model = build(config, 'triton', device, fp8=True, **kw).to(device)
+        with pytest.raises(ValueError, match="fp8 products read the blocks' kept copies"):
+            model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, **(dict(matmul_dtype=torch.bfloat16) | optim))
+    model = build(tiny_config('gpt2', gelu_approximate='tanh', bias=False), 'triton', device, fp8=True).to(device)
+    with pytest.raises(ValueError, match="the tanh MLP's one op"):
+        model.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, matmul_dtype=torch.bfloat16)

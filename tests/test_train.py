@@ -187,12 +187,15 @@ def test_gpt2_bpe_dataset_train_and_sample(tmp_path):
             '--start=ROMEO:')
     assert "the tokenizer: GPT-2 BPE\n" in p.stdout and "ROMEO:" in p.stdout
 
-def test_autocast_residual_reaches_the_model(data_root, tmp_path):
-    """train.py hands autocast_residual to the model (which the model tests check the stream of),
-    and a bf16 run with it trains."""
+def test_autocast_residual_and_fp8_reach_the_model(data_root, tmp_path):
+    """train.py hands autocast_residual and fp8 to the model (whose tests check the stream and the products), and a
+    bf16 run with both trains: Triton's AdamW ('auto' under the interpreter, no measurement) keeps the copies that
+    the fp8 products read."""
     p = run('train.py', *TINY, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}', '--device=cpu',
-            '--dtype=bfloat16', '--autocast_residual=True', '--max_iters=10', '--eval_interval=10')
+            '--dtype=bfloat16', '--autocast_residual=True', '--fp8=True', '--max_iters=10', '--eval_interval=10',
+            '--kernels=auto', '--use_triton_cross_entropy=False', env={'TRITON_INTERPRET': '1'})
     assert "the residual stream in autocast's dtype" in p.stdout
+    assert "AdamW keeps 8 block matrices' copies in torch.bfloat16 for fp8 products" in p.stdout, p.stdout
     losses = iter_losses(p.stdout)
     assert losses[10] < losses[0], losses
 
@@ -443,5 +446,7 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
                'use_triton_mlp=True cannot run')
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--kernels=triton', check=False),
                "kernels='triton' cannot run")
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--fp8=True', check=False),  # fp32: no copies
+               "fp8 products read the blocks' kept copies")
     user_error(run('sample.py', f'--out_dir={tmp_path}/empty', check=False), 'no checkpoint at')
     user_error(run('sample.py', f'--out_dir={out_dir}', '--start=\u263a', '--device=cpu', check=False), 'vocabulary')
