@@ -65,7 +65,7 @@ variants = ''
 nanogpt = ''  # nanoGPT's own model.py (a karpathy/nanoGPT checkout), unmodified: 'nanogpt eager', 'nanogpt compiled'
 recompute = 'none'  # the kernels variants' recompute (model.RECOMPUTE); the baselines keep everything
 autocast_residual = False  # the kernels variants' residual stream in bf16; the baselines keep nanoGPT's fp32 stream
-fp8 = False  # the kernels variants' block products but dW in fp8 (model.py); the baselines' stay bf16
+fp8 = False  # the kernels variants' block products (forward and dx) in fp8 (kernels/linear.py); baselines' bf16
 # the kernels variants' per-op overrides use_triton_<name>, as train.py's, for each name in choose.OVERRIDES
 # (layer_norm, rms_norm, rotary, mlp: the MLP's GELU or SwiGLU, attention, cross_entropy): True or False
 # decides the op, None measures it ('auto')

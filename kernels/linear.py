@@ -11,12 +11,18 @@ weight's dtype straight from the product:
 The values are autocast's; the weight gradient is at most half a unit of autocast's dtype closer to the exact
 sum than autocast's, which rounds it to that dtype first.
 
+Where the model asks for fp8 products (weight.matmul_fp8), the forward and dx products run in e4m3 instead
+(Fp8LinearOfCopy, below): another rounding of x, dy and the copy, 3 mantissa bits each.
+
 Constraints: a copy is used only where its dtype is autocast's on x's device; otherwise this is F.linear.
-On the CPU the fp32 sums come from fp32 copies of dy and x (the CPU product has no out_dtype).
+On the CPU the fp32 sums come from fp32 copies of dy and x (the CPU product has no out_dtype). The fp8 products
+take torch._scaled_mm's row-wise scales: a Hopper GPU or newer (or the CPU), both widths multiples of 16; elsewhere
+torch._scaled_mm raises.
 """
 import torch
 import torch.nn.functional as F
 
+from kernels.backend import as_rows
 from kernels.rowwise_fp8 import rowwise_fp8
 
 linear_ref = F.linear
@@ -63,7 +69,8 @@ class LinearOfCopy(torch.autograd.Function):
 
 class Fp8LinearOfCopy(torch.autograd.Function):
     """LinearOfCopy with its forward and dx products in fp8 (e4m3, one scale per row of each operand:
-    kernels/rowwise_fp8.py), fp32 sums, the scales applied in the products' epilogue:
+    kernels/rowwise_fp8.py), summed by the tensor cores' fast accumulation (as torchao's forward), the scales
+    applied in the products' epilogue:
         y = (x8 sx)(C8 sC)^T + b      x per token, C per output channel
         dx = (dy8 sdy)(Ct8 sCt)^T     dy per token, C^T per input channel (a transposed copy of C, cast)
         dW = dy^T x                   as LinearOfCopy: in the copy's dtype, fp32 sums
@@ -71,7 +78,7 @@ class Fp8LinearOfCopy(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, weight, copy, bias):
-        x2 = x.reshape(-1, x.shape[-1]).to(copy.dtype)  # (rows, in)
+        x2 = as_rows(x.to(copy.dtype))  # (rows, in), contiguous columns
         x8, sx = rowwise_fp8(x2)  # (rows, in), (rows, 1)
         c8, sc = rowwise_fp8(copy)  # (out, in), (out, 1)
         y = torch._scaled_mm(x8, c8.t(), scale_a=sx, scale_b=sc.t(), out_dtype=copy.dtype, use_fast_accum=True)
@@ -83,7 +90,7 @@ class Fp8LinearOfCopy(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy):
         x2, copy = ctx.saved_tensors
-        dy2, dx = dy.reshape(-1, dy.shape[-1]), None  # (rows, out)
+        dy2, dx = as_rows(dy), None  # (rows, out), contiguous columns
         if ctx.needs_input_grad[0]:
             g8, sg = rowwise_fp8(dy2)  # (rows, out), (rows, 1)
             ct8, sct = rowwise_fp8(copy.t().contiguous())  # (in, out), (in, 1)

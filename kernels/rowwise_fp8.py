@@ -33,7 +33,7 @@ def rowwise_fp8_ref(x):
 def _rowwise_fp8_kernel(
     X,       # (M, N) input, rows stride_x apart, contiguous columns
     X8,      # (M, N) output in e4m3, contiguous
-    S,       # (M,) fp32 output: each row's scale
+    S,       # (M, 1) fp32 output: each row's scale s
     M, N, stride_x,
     FP8_MAX: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):

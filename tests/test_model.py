@@ -547,12 +547,13 @@ def test_matmul_copies_keep_autocasts_values(arch, gelu, compiled, dtype, device
         other.configure_optimizers(0.1, 1e-2, (0.9, 0.95), device, matmul_dtype=torch.bfloat16)
         assert not any(hasattr(w, 'matmul_copy') for w in other.parameters())
 
-def test_fp8_products(device, monkeypatch):
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_fp8_products(arch, device, monkeypatch):
     """fp8=True: each product that reads a kept copy runs in fp8 (kernels/linear.py's Fp8LinearOfCopy: x and the copy
     cast row-wise forward, dy and the copy's transpose backward), so the model's loss and gradients stay near bf16's
     (e4m3 keeps 3 mantissa bits: within 1% of the loss, every gradient's cosine to bf16's above 0.99) but are not
     bf16's; where no copies are kept (recompute, Muon, no autocast, the tanh MLP's one op) it is an error."""
-    config = tiny_config('gpt2')
+    config = tiny_config(arch)
     runs = {}
     for fp8 in (False, True):
         torch.manual_seed(0)

@@ -120,3 +120,19 @@ def test_fp8_product_against_torchao(rows, width, out, bias, dtype, device):
     assert_close_3way("dW", ws.grad, lt.weight.grad.float(), dw64)
     if b is not None:
         assert_close_3way("db", bs.grad, lt.bias.grad.float(), dy64.sum((0, 1)))
+
+
+def test_fp8_product_takes_strided_inputs(device):
+    """x a slice of a wider tensor and dy a broadcast (the gradient of y.sum()): the same results as from their
+    contiguous copies."""
+    weight = torch.randn(32, 48, device=device) / 7
+    copy = weight.to(torch.bfloat16)
+    wide = torch.randn(3, 5, 64, device=device).to(torch.bfloat16)
+    results = []
+    for x, dy in [(wide[..., 8:56], None), (wide[..., 8:56].contiguous(), torch.ones(3, 5, 32, device=device))]:
+        x, w = x.detach().requires_grad_(), weight.clone().requires_grad_()
+        y = Fp8LinearOfCopy.apply(x, w, copy, None)
+        y.sum().backward() if dy is None else y.backward(dy.to(y.dtype))
+        results.append((y, x.grad, w.grad))
+    for a, b in zip(*results):
+        assert torch.equal(a, b)
