@@ -16,8 +16,8 @@ Where the model asks for fp8 products (weight.matmul_fp8), the forward and dx pr
 
 Constraints: a copy is used only where its dtype is autocast's on x's device; otherwise this is F.linear.
 On the CPU the fp32 sums come from fp32 copies of dy and x (the CPU product has no out_dtype). The fp8 products
-take torch._scaled_mm's row-wise scales: a Hopper GPU or newer (or the CPU), both widths multiples of 16; elsewhere
-torch._scaled_mm raises.
+take torch._scaled_mm's row-wise scales: a Hopper GPU or newer, or the CPU from torch 2.13 (2.11's takes one scale
+a tensor); both widths multiples of 16. Elsewhere torch._scaled_mm raises.
 """
 import torch
 import torch.nn.functional as F

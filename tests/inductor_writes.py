@@ -112,6 +112,7 @@ def run_launchers():
         o, lse = call(attention.flash_attention_fwd, q, k, v, True, 0.125)
         call(attention.flash_attention_qkv_bwd, torch.randn_like(o), qkv, o, lse, True, 0.125)
         call(attention.flash_attention_bwd, torch.randn_like(o), q, k, v, o, lse, False, 0.125)
+    call(modules["rowwise_fp8"].rowwise_fp8_fwd, x)
     ce = modules["linear_cross_entropy"]
     for softcap, grads in ((None, False), (30.0, True)):
         loss, dx, dw, n = call(ce.linear_cross_entropy_fwd, torch.randn(16, 32), torch.randn(40, 32),

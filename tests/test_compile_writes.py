@@ -25,6 +25,7 @@ WRITES = {
     "_flash_attention_bwd_dkdv_kernel": ["DKV"],
     "_linear_cross_entropy_fwd_kernel": ["LOGITS", "LOSS"],
     "_linear_cross_entropy_bwd_kernel": ["OUT"],
+    "_rowwise_fp8_kernel": ["S", "X8"],
 }
 
 
@@ -34,6 +35,7 @@ def test_inductor_sees_each_kernel_write_only_its_outputs():
     # the analysis falls back to "every argument written" on an error, which it logs to stderr
     assert p.returncode == 0, p.stderr[-3000:]
     report = json.loads(p.stdout.strip().splitlines()[-1])
-    assert report["modules"] == ["attention", "gelu", "linear_cross_entropy", "norm", "rotary", "swiglu"]
+    assert report["modules"] == ["attention", "gelu", "linear_cross_entropy", "norm", "rotary", "rowwise_fp8",
+                                 "swiglu"]
     assert report["writes"] == WRITES, p.stderr[-3000:]
     assert all(not names for names in report["inputs_written"].values()), report["inputs_written"]
