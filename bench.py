@@ -109,6 +109,8 @@ print(f"device: {gpu_name}, torch {header['torch']}, triton {header['triton'] or
       + (f", GELU's {gelu_approximate} form in every variant" if gelu_approximate != 'none' else ''))
 if nanogpt and gelu_approximate != 'none':
     raise SystemExit("error: nanoGPT's own model has the exact GELU: gelu_approximate='none' with nanogpt")
+if fp8 and (recompute != 'none' or optim):  # the fp8 products read the copies AdamW keeps (model.py)
+    raise SystemExit("error: fp8=True reads the copies AdamW keeps: not with recompute, nor with --optim's other steps")
 
 def sync():
     if cuda:

@@ -23,7 +23,7 @@ from torch.utils.checkpoint import checkpoint, create_selective_checkpoint_conte
 import kernels
 from kernels.adamw import copy_weights, kept_copies
 from kernels.choose import ARCH_OPS
-from kernels.linear import linear, matmul_copy, matmul_dtype
+from kernels.linear import linear, matmul_copy, matmul_dtype, LinearOfCopy, Fp8LinearOfCopy, fp8_refusal
 from kernels.gelu import APPROXIMATIONS as GELU_FORMS
 from kernels.rotary import rotary_tables
 from kernels.linear_cross_entropy import model_chunk_bytes
@@ -213,14 +213,14 @@ class MLP(nn.Module):
     """gpt2: GELU(x W1) W2 with a 4x hidden layer. llama: (silu(x Wg) * x Wu) W2 with a hidden layer of
     about 8/3 x (the same parameter count); Wg and Wu are one matmul."""
 
-    def __init__(self, config, impl, recompute):
+    def __init__(self, config, impl, recompute, fp8):
         super().__init__()
         self.swiglu = config.arch == 'llama'
         self.backend = impl['swiglu' if self.swiglu else 'gelu']
         self.approximate = config.gelu_approximate
-        # GELU's tanh form without biases: the whole MLP is one op with GELU in its products' epilogues (not under
-        # recompute='activation', whose MLP does not keep GELU's output)
-        self.one_op = self.backend == 'triton' and config.gelu_mlp and recompute != 'activation'
+        # GELU's tanh form without biases: the whole MLP is one op with GELU in its bf16 products' epilogues (not
+        # under recompute='activation', whose MLP does not keep GELU's output, nor with fp8 products)
+        self.one_op = self.backend == 'triton' and config.gelu_mlp and recompute != 'activation' and not fp8
         # the Triton GELU adds c_fc's bias (its backward sums the bias gradient too); PyTorch's product adds it
         self.bias_in_gelu = not self.swiglu and self.backend == 'triton'
         self.c_fc = nn.Linear(config.n_embd, (2 if self.swiglu else 1) * config.mlp_hidden, bias=config.bias)
@@ -260,12 +260,12 @@ def recomputed(module, *args, dropout):
 
 class Block(nn.Module):
 
-    def __init__(self, config, impl, recompute='none'):
+    def __init__(self, config, impl, recompute='none', fp8=False):
         super().__init__()
         self.ln_1 = Norm.of(config, impl)
         self.attn = CausalSelfAttention(config, impl)
         self.ln_2 = Norm.of(config, impl)
-        self.mlp = MLP(config, impl, recompute)
+        self.mlp = MLP(config, impl, recompute, fp8)
         self.recompute, self.dropout = recompute, config.dropout
 
     def forward(self, x, update, rope=None):
@@ -298,7 +298,7 @@ class GPT(nn.Module):
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),
             drop=nn.Dropout(config.dropout),
-            h=nn.ModuleList([Block(config, self.kernels, recompute) for _ in range(config.n_layer)]),
+            h=nn.ModuleList([Block(config, self.kernels, recompute, fp8) for _ in range(config.n_layer)]),
             ln_f=Norm.of(config, self.kernels),
         ))
         if config.arch == 'gpt2':
@@ -373,12 +373,12 @@ class GPT(nn.Module):
         step by kernels.AdamW; drop any kept before (dtype None: only that); none under recompute. Returns them."""
         for p in self.parameters():
             if hasattr(p, 'matmul_copy'):
-                del p.matmul_copy, p.matmul_fp8
+                del p.matmul_copy, p.matmul_product
         keep = dtype is not None and self.recompute == 'none'
         matrices = [w for w in self.transformer.h.parameters()  # the blocks' four matrices each
                     if w.dim() == 2 and w.dtype == torch.float32 and w.requires_grad] if keep else []
         for w in matrices:
-            w.matmul_copy, w.matmul_fp8 = w.detach().to(dtype), self.fp8
+            w.matmul_copy, w.matmul_product = w.detach().to(dtype), Fp8LinearOfCopy if self.fp8 else LinearOfCopy
         return matrices
 
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None, matmul_dtype=None):
@@ -407,11 +407,11 @@ class GPT(nn.Module):
             optimizer = Muon(groups, momentum=0.95, betas=betas, backend=backend)
         keep = muon is None and matmul_dtype in (torch.bfloat16, torch.float16) and backend == 'triton'
         copies = self.keep_matmul_copies(matmul_dtype if keep else None)
-        if self.fp8 and (not copies or any(block.mlp.one_op for block in self.transformer.h)):
-            raise ValueError("fp8 products read the blocks' kept copies (bf16 autocast, Triton's AdamW, no recompute), "
-                             "which the tanh MLP's one op does not")
+        if self.fp8 and (why := fp8_refusal(copies)):
+            raise ValueError(f"fp8=True: {why}")
         if copies:
-            print(f"AdamW keeps {len(copies)} block matrices' copies in {matmul_dtype} for {'fp8 ' * self.fp8}products")
+            print(f"AdamW keeps {len(copies)} block matrices' copies in {matmul_dtype} for their products"
+                  + (", which run in fp8" if self.fp8 else ""))
         print(", ".join(f"{'Muon' if g.get('muon') else 'AdamW'} lr {g['base_lr']:g} wd {g['weight_decay']:g}: "
                         f"{len(g['params'])} tensors ({sum(p.numel() for p in g['params']):,} parameters)"
                         for g in optimizer.param_groups))

@@ -13,6 +13,7 @@ from kernels.gelu import gelu, gelu_ref, gelu_backward, gelu_backward_ref
 from kernels.gelu_mlp import gelu_mlp, gelu_mlp_ref, gelu_linear_fwd, dgelu_matmul
 from kernels.attention import flash_attention, flash_attention_qkv, flash_attention_ref
 from kernels.linear_cross_entropy import linear_cross_entropy, linear_cross_entropy_ref, unfused_cross_entropy
+from kernels.rowwise_fp8 import rowwise_fp8, rowwise_fp8_ref
 from kernels.newton_schulz import newton_schulz, newton_schulz_ref
 from kernels.muon_update import muon_momentum, muon_momentum_ref, muon_apply, muon_apply_ref
 from kernels.adamw import adamw, adamw_ref, adamw_state, AdamW

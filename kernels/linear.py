@@ -11,19 +11,19 @@ weight's dtype straight from the product:
 The values are autocast's; the weight gradient is at most half a unit of autocast's dtype closer to the exact
 sum than autocast's, which rounds it to that dtype first.
 
-Where the model asks for fp8 products (weight.matmul_fp8), the forward and dx products run in e4m3 instead
-(Fp8LinearOfCopy, below): another rounding of x, dy and the copy, 3 mantissa bits each.
+Where the model asks for fp8 products (weight.matmul_product = Fp8LinearOfCopy), the forward and dx products run
+in e4m3 instead: another rounding of x, dy and the copy, 3 mantissa bits each.
 
 Constraints: a copy is used only where its dtype is autocast's on x's device; otherwise this is F.linear.
 On the CPU the fp32 sums come from fp32 copies of dy and x (the CPU product has no out_dtype). The fp8 products
 take torch._scaled_mm's row-wise scales: a Hopper GPU or newer, or the CPU from torch 2.13 (2.11's takes one scale
-a tensor); both widths multiples of 16. Elsewhere torch._scaled_mm raises.
+a tensor); both widths multiples of 16. fp8_refusal says where they cannot run, before the first product.
 """
 import torch
 import torch.nn.functional as F
 
 from kernels.backend import as_rows
-from kernels.rowwise_fp8 import rowwise_fp8
+from kernels.rowwise_fp8 import E4M3, rowwise_fp8
 
 linear_ref = F.linear
 
@@ -84,26 +84,42 @@ class Fp8LinearOfCopy(torch.autograd.Function):
         y = torch._scaled_mm(x8, c8.t(), scale_a=sx, scale_b=sc.t(), out_dtype=copy.dtype, use_fast_accum=True)
         ctx.save_for_backward(x2, copy)
         ctx.weight_dtype, ctx.bias_dtype, ctx.x_shape = weight.dtype, None if bias is None else bias.dtype, x.shape
-        y = y.view(*x.shape[:-1], -1)
+        y = y.view(*x.shape[:-1], copy.shape[0])
         return y if bias is None else y + bias.to(copy.dtype)
 
     @staticmethod
     def backward(ctx, dy):
         x2, copy = ctx.saved_tensors
-        dy2, dx = as_rows(dy), None  # (rows, out), contiguous columns
-        if ctx.needs_input_grad[0]:
-            g8, sg = rowwise_fp8(dy2)  # (rows, out), (rows, 1)
-            ct8, sct = rowwise_fp8(copy.t().contiguous())  # (in, out), (in, 1)
-            dx = torch._scaled_mm(g8, ct8.t(), scale_a=sg, scale_b=sct.t(), out_dtype=dy.dtype,
-                                  use_fast_accum=True).view(ctx.x_shape)
-        with torch.autocast(dy.device.type, enabled=False):
+        dy2 = as_rows(dy)  # (rows, out), contiguous columns
+        dx = None
+        with torch.autocast(dy.device.type, enabled=False):  # as autograd runs F.linear's backward
+            if ctx.needs_input_grad[0]:
+                g8, sg = rowwise_fp8(dy2)  # (rows, out), (rows, 1)
+                ct8, sct = rowwise_fp8(copy.t().contiguous())  # (in, out), (in, 1)
+                dx = torch._scaled_mm(g8, ct8.t(), scale_a=sg, scale_b=sct.t(), out_dtype=dy.dtype,
+                                      use_fast_accum=True).view(ctx.x_shape)
             dw, dbias = weight_grads(ctx, dy2, x2)
         return dx, dw, None, dbias
 
+def fp8_refusal(weights):
+    """Why the products of these weights, which read their kept copies, cannot run in fp8 here, or None: they need
+    copies, widths that are multiples of 16, and a torch._scaled_mm with row-wise scales on the copies' device and
+    in their dtype (tried once, on a 16 x 16 product)."""
+    if not weights:
+        return ("the fp8 products read the copies AdamW keeps, and this run keeps none (they need bf16 or fp16 "
+                "autocast, Triton's AdamW and recompute='none')")
+    if any(w.shape[0] % 16 or w.shape[1] % 16 for w in weights):
+        return "the fp8 products need widths that are multiples of 16"
+    copy = weights[0].matmul_copy
+    a, scale = torch.zeros(16, 16, dtype=E4M3, device=copy.device), torch.ones(16, 1, device=copy.device)
+    try:
+        torch._scaled_mm(a, a.t(), scale_a=scale, scale_b=scale.t(), out_dtype=copy.dtype)
+    except RuntimeError as e:
+        return f"this device's torch._scaled_mm takes no row-wise scales in {copy.dtype}: {str(e).splitlines()[0]}"
+    return None
+
 def linear(x, weight, bias=None):
-    """F.linear(x, weight, bias), reading weight's kept copy where it has one for this product, in fp8 where the
-    model keeps it for fp8 products (weight.matmul_fp8)."""
+    """F.linear(x, weight, bias), reading weight's kept copy where it has one for this product, by the product the
+    model chose for it (weight.matmul_product: LinearOfCopy, or Fp8LinearOfCopy)."""
     copy = matmul_copy(weight, x)
-    if copy is None:
-        return F.linear(x, weight, bias)
-    return (Fp8LinearOfCopy if getattr(weight, 'matmul_fp8', False) else LinearOfCopy).apply(x, weight, copy, bias)
+    return F.linear(x, weight, bias) if copy is None else weight.matmul_product.apply(x, weight, copy, bias)

@@ -5,13 +5,16 @@ row-wise scales, kernels/linear.py's Fp8LinearOfCopy):
     x8_rj = e4m3(clamp(x_rj q_r, -448, 448))               rounded to nearest even
     s_r = 1 / q_r                                          x_rj = x8_rj s_r, up to e4m3's rounding (3 bits)
 The row's largest entry maps into (224, 448]: no row overflows, and none loses more than one binade of e4m3's
-range. The scales are powers of two, so scaling is exact, here and in the products' epilogues: the cast is the
-only rounding. A row of zeros stays zeros. One pass: each program holds whole rows, reads them once and writes
-the fp8 rows and their scales.
+range (a row whose largest entry is under 1e-12 is scaled as if it were 1e-12). The scales are powers of two, so
+scaling is exact, here and in the products' epilogues: the cast is the only rounding. A row of zeros stays zeros.
+A NaN stays NaN (the row's maximum leaves it out), and an infinite entry makes its row's scale infinite (q = 0):
+the products that read a row with either come out NaN, as bf16's would. One pass: each program holds whole rows,
+reads them once and writes the fp8 rows and their scales.
 
 Constraints: x (M, N) in fp32, bf16 or fp16 with contiguous columns (any row stride); N up to 16384 (a row is
 held whole). The results: x8 (M, N) contiguous in torch.float8_e4m3fn, s (M, 1) in fp32.
 """
+import math
 from typing import Tuple
 
 import torch
@@ -24,7 +27,8 @@ MAX_WIDTH = 16384
 
 def rowwise_fp8_ref(x):
     """(x8, s): x (M, N) in e4m3 with one fp32 scale per row, x ~ x8 * s (see above), in PyTorch ops."""
-    amax = x.abs().amax(-1, keepdim=True).float().clamp(min=1e-12)  # (M, 1)
+    amax = x.abs().nan_to_num(nan=0.0, posinf=math.inf).amax(-1, keepdim=True)  # (M, 1), NaN left out as tl.max does
+    amax = amax.float().clamp(min=1e-12)
     q = torch.full_like(amax, E4M3_MAX).div(amax)  # IEEE division (448 / amax multiplies by a reciprocal)
     q = (q.view(torch.int32) & 0x7F800000).view(torch.float32)  # its power of two: the exponent's bits alone
     return (x.float() * q).clamp(-E4M3_MAX, E4M3_MAX).to(E4M3), q.reciprocal()
@@ -43,7 +47,7 @@ def _rowwise_fp8_kernel(
     x = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0).to(tl.float32)
     q = tl.math.div_rn(FP8_MAX, tl.maximum(tl.max(tl.abs(x), axis=1), 1e-12))  # (BLOCK_M,)
     q = (q.to(tl.int32, bitcast=True) & 0x7F800000).to(tl.float32, bitcast=True)  # its power of two
-    x8 = tl.clamp(x * q[:, None], -FP8_MAX, FP8_MAX)
+    x8 = tl.clamp(x * q[:, None], -FP8_MAX, FP8_MAX, propagate_nan=tl.PropagateNan.ALL)  # NaN stays NaN
     tl.store(X8 + rows[:, None] * N + cols[None, :], x8.to(X8.dtype.element_ty), mask=mask)
     tl.store(S + rows, tl.math.div_rn(1.0, q), mask=rows < M)
 

@@ -1,6 +1,7 @@
 """kernels/rowwise_fp8.py (the row-wise e4m3 cast) and the products that read it (kernels/linear.py's
 Fp8LinearOfCopy), the latter against torchao's own row-wise fp8 linear (recipe 'rowwise_with_gw_hp': the same
-casts of x, W and dy, dW in high precision)."""
+casts of x and W forward and of dy, dW in high precision; its dx reads W with one scale for the tensor, where ours
+has one per input channel, and sums without fast accumulation)."""
 import pytest
 import torch
 
@@ -47,6 +48,20 @@ def test_cast_against_float64(shape, dtype, device):
     nonzero = x64.abs().amax(1, keepdim=True) > 0
     assert ((top > 224) & (top <= 448) | ~nonzero).all()
     assert (x8.float()[~nonzero.squeeze(1)] == 0).all()
+
+
+def test_cast_keeps_nan_and_inf_poisoning(device):
+    """A NaN entry stays NaN, its row scaled by the rest; an infinite entry makes its row's scale infinite. The
+    kernel is the reference's bit for bit there too, and a product that reads such a row comes out NaN."""
+    x = torch.randn(4, 48, device=device).to(torch.bfloat16)
+    x[0, 3], x[1, 5], x[2, 7] = float('nan'), float('inf'), -float('inf')
+    x8, s = rowwise_fp8(x, backend='triton')
+    r8, rs = rowwise_fp8_ref(x)
+    assert torch.equal(x8.view(torch.uint8), r8.view(torch.uint8)) and torch.equal(s, rs)
+    assert x8[0, 3].float().isnan() and torch.isfinite(s[0]) and torch.isinf(s[1:3]).all() and torch.isfinite(s[3])
+    copy = torch.randn(32, 48, device=device).to(torch.bfloat16)
+    y = Fp8LinearOfCopy.apply(x, copy.float(), copy, None)
+    assert y[:3].isnan().all() and torch.isfinite(y[3]).all()
 
 
 def test_cast_reads_rows_of_a_wider_tensor(device):
@@ -136,3 +151,14 @@ def test_fp8_product_takes_strided_inputs(device):
         results.append((y, x.grad, w.grad))
     for a, b in zip(*results):
         assert torch.equal(a, b)
+
+
+def test_fp8_product_of_no_rows(device):
+    """A batch of no rows: y of no rows, dx of no rows, dW and db zeros."""
+    weight = torch.randn(32, 48, device=device)
+    x = torch.randn(2, 0, 48, device=device).to(torch.bfloat16).requires_grad_()
+    w, b = weight.clone().requires_grad_(), torch.randn(32, device=device).requires_grad_()
+    y = Fp8LinearOfCopy.apply(x, w, weight.to(torch.bfloat16), b)
+    assert y.shape == (2, 0, 32)
+    y.backward(torch.ones_like(y))
+    assert x.grad.shape == x.shape and not w.grad.any() and not b.grad.any()
