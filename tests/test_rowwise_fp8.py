@@ -2,13 +2,16 @@
 Fp8LinearOfCopy), the latter against torchao's own row-wise fp8 linear (recipe 'rowwise_with_gw_hp': the same
 casts of x and W forward and of dy, dW in high precision; its dx reads W with one scale for the tensor, where ours
 has one per input channel, and sums without fast accumulation)."""
+import importlib
+
 import pytest
 import torch
 
-import kernels.rowwise_fp8 as rowwise
 from kernels.linear import Fp8LinearOfCopy
 from kernels.rowwise_fp8 import E4M3, rowwise_fp8, rowwise_fp8_ref
 from conftest import DTYPES, dtype_id, assert_close_3way, count_launches
+
+rowwise = importlib.import_module("kernels.rowwise_fp8")  # the module: the package's kernels.rowwise_fp8 is the op
 
 # one row, one column, not powers of two, wider than 4096 (one row a program), the model's widths
 SHAPES = [(1, 16), (5, 1), (37, 768), (12, 2304), (3, 3072), (7, 3000), (2, 5000), (64, 384)]
