@@ -111,7 +111,8 @@ def fp8_refusal(weights):
     if any(w.shape[0] % 16 or w.shape[1] % 16 for w in weights):
         return "the fp8 products need widths that are multiples of 16"
     copy = weights[0].matmul_copy
-    a, scale = torch.zeros(16, 16, dtype=E4M3, device=copy.device), torch.ones(16, 1, device=copy.device)
+    scale = torch.ones(16, 1, device=copy.device)
+    a = scale.expand(16, 16).to(E4M3)  # (16, 16) ones in e4m3, by a cast every device has
     try:
         torch._scaled_mm(a, a.t(), scale_a=scale, scale_b=scale.t(), out_dtype=copy.dtype)
     except RuntimeError as e:
