@@ -23,7 +23,7 @@ from torch.utils.checkpoint import checkpoint, create_selective_checkpoint_conte
 import kernels
 from kernels.adamw import copy_weights, kept_copies
 from kernels.choose import ARCH_OPS
-from kernels.linear import linear, matmul_copy, matmul_dtype, LinearOfCopy, Fp8LinearOfCopy, fp8_refusal
+from kernels.linear import linear, matmul_copy, matmul_dtype, keep_copies
 from kernels.gelu import APPROXIMATIONS as GELU_FORMS
 from kernels.rotary import rotary_tables
 from kernels.linear_cross_entropy import model_chunk_bytes
@@ -369,16 +369,15 @@ class GPT(nn.Module):
         return None, loss
 
     def keep_matmul_copies(self, dtype):
-        """Give each block matrix a copy in dtype (autocast's) for its products to read (in fp8 if self.fp8), kept in
-        step by kernels.AdamW; drop any kept before (dtype None: only that); none under recompute. Returns them."""
+        """Give each block matrix a copy in dtype (autocast's) for its products, in fp8 if self.fp8 (kernels.linear's
+        keep_copies); drop any kept before (dtype None: only that); none under recompute. Returns the matrices."""
         for p in self.parameters():
             if hasattr(p, 'matmul_copy'):
                 del p.matmul_copy, p.matmul_product
         keep = dtype is not None and self.recompute == 'none'
         matrices = [w for w in self.transformer.h.parameters()  # the blocks' four matrices each
                     if w.dim() == 2 and w.dtype == torch.float32 and w.requires_grad] if keep else []
-        for w in matrices:
-            w.matmul_copy, w.matmul_product = w.detach().to(dtype), Fp8LinearOfCopy if self.fp8 else LinearOfCopy
+        keep_copies(matrices, dtype, self.fp8)  # raises where fp8 cannot run
         return matrices
 
     def configure_optimizers(self, weight_decay, learning_rate, betas, device_type, muon=None, matmul_dtype=None):
@@ -407,8 +406,6 @@ class GPT(nn.Module):
             optimizer = Muon(groups, momentum=0.95, betas=betas, backend=backend)
         keep = muon is None and matmul_dtype in (torch.bfloat16, torch.float16) and backend == 'triton'
         copies = self.keep_matmul_copies(matmul_dtype if keep else None)
-        if self.fp8 and (why := fp8_refusal(copies)):
-            raise ValueError(f"fp8=True: {why}")
         if copies:
             print(f"AdamW keeps {len(copies)} block matrices' copies in {matmul_dtype} for their products"
                   + (", which run in fp8" if self.fp8 else ""))

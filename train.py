@@ -223,28 +223,24 @@ if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides
     if ddp:
         dist.broadcast_object_list(decision, src=0)
     measured, kernel_timings = decision[0]
-try:
+try:  # the checkpoint's or the weights' names and shapes, and fp8 without kept copies, refused here
     impl = choose.resolve(kernels, gptconf, device_type, overrides, measured)
     with torch.device(device):  # the weights drawn where they live: no host-side init and copy
         model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual, fp8=fp8)
     if ckpt is not None or weights is not None:  # every name and shape checked first
         source = resume_path if ckpt else init_from
         model.load_state_dict(checkpoint.matched(model.state_dict(), weights or ckpt['model'], source))
-except ValueError as e:
-    fail(e)
-if ckpt is not None:
-    iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
-    print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
-if fsdp:  # before the optimizer, which then holds the shards
-    parallel.shard(model, ptdtype, device_type)
-
-scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
-try:  # fp8 where no copies are kept is refused here
+    if fsdp:  # before the optimizer, which then holds the shards
+        parallel.shard(model, ptdtype, device_type)
     optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type,
                                            muon=dict(lr=muon_lr) if optimizer == 'muon' else None,
                                            matmul_dtype=None if fsdp else ptdtype)  # FSDP casts what it gathers
 except ValueError as e:
     fail(e)
+if ckpt is not None:
+    iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
+    print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
+scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
 print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulation_steps * ddp_world_size, ptdtype))
 saved_at, saved_to = (iter_num, resume_path) if init_from == 'resume' else (None, None)  # the last good checkpoint
 # steps skipped for a non-finite loss or gradient before this run resumed, and this rank's generators then

@@ -17,7 +17,7 @@ in e4m3 instead: another rounding of x, dy and the copy, 3 mantissa bits each.
 Constraints: a copy is used only where its dtype is autocast's on x's device; otherwise this is F.linear.
 On the CPU the fp32 sums come from fp32 copies of dy and x (the CPU product has no out_dtype). The fp8 products
 take torch._scaled_mm's row-wise scales: a Hopper GPU or newer, or the CPU from torch 2.13 (2.11's takes one scale
-a tensor); both widths multiples of 16. fp8_refusal says where they cannot run, before the first product.
+a tensor); both widths multiples of 16. keep_copies refuses fp8 where they cannot run, before the first product.
 """
 import torch
 import torch.nn.functional as F
@@ -101,23 +101,31 @@ class Fp8LinearOfCopy(torch.autograd.Function):
             dw, dbias = weight_grads(ctx, dy2, x2)
         return dx, dw, None, dbias
 
-def fp8_refusal(weights):
-    """Why the products of these weights, which read their kept copies, cannot run in fp8 here, or None: they need
-    copies, widths that are multiples of 16, and a torch._scaled_mm with row-wise scales on the copies' device and
-    in their dtype (tried once, on a 16 x 16 product)."""
+def fp8_refusal(weights, dtype):
+    """Why the products of these weights cannot run in fp8 on copies in dtype, or None: they need copies, widths
+    that are multiples of 16, and a torch._scaled_mm with row-wise scales on the weights' device in dtype (tried
+    once, on a 16 x 16 product)."""
     if not weights:
         return ("the fp8 products read the copies AdamW keeps, and this run keeps none (they need bf16 or fp16 "
                 "autocast, Triton's AdamW and recompute='none')")
     if any(w.shape[0] % 16 or w.shape[1] % 16 for w in weights):
         return "the fp8 products need widths that are multiples of 16"
-    copy = weights[0].matmul_copy
-    scale = torch.ones(16, 1, device=copy.device)
+    scale = torch.ones(16, 1, device=weights[0].device)
     a = scale.expand(16, 16).to(E4M3)  # (16, 16) ones in e4m3, by a cast every device has
     try:
-        torch._scaled_mm(a, a.t(), scale_a=scale, scale_b=scale.t(), out_dtype=copy.dtype)
+        torch._scaled_mm(a, a.t(), scale_a=scale, scale_b=scale.t(), out_dtype=dtype)
     except RuntimeError as e:
-        return f"this device's torch._scaled_mm takes no row-wise scales in {copy.dtype}: {str(e).splitlines()[0]}"
+        return f"this device's torch._scaled_mm takes no row-wise scales in {dtype}: {str(e).splitlines()[0]}"
     return None
+
+def keep_copies(weights, dtype, fp8=False):
+    """Give each weight its copy in dtype for its products to read (weight.matmul_copy, which kernels.AdamW keeps
+    in step) and the product that reads it (weight.matmul_product: Fp8LinearOfCopy if fp8, else LinearOfCopy).
+    fp8 where it cannot run (fp8_refusal) raises ValueError saying why."""
+    if fp8 and (why := fp8_refusal(weights, dtype)):
+        raise ValueError(f"fp8=True: {why}")
+    for w in weights:
+        w.matmul_copy, w.matmul_product = w.detach().to(dtype), Fp8LinearOfCopy if fp8 else LinearOfCopy
 
 def linear(x, weight, bias=None):
     """F.linear(x, weight, bias), reading weight's kept copy where it has one for this product, by the product the

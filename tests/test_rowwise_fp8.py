@@ -9,7 +9,7 @@ import torch
 
 from kernels.linear import Fp8LinearOfCopy
 from kernels.rowwise_fp8 import E4M3, rowwise_fp8, rowwise_fp8_ref
-from conftest import DTYPES, dtype_id, assert_close_3way, count_launches
+from conftest import DTYPES, dtype_id, assert_close_3way, count_launches, forward_backward
 
 rowwise = importlib.import_module("kernels.rowwise_fp8")  # the module: the package's kernels.rowwise_fp8 is the op
 
@@ -118,26 +118,20 @@ def test_fp8_product_against_torchao(rows, width, out, bias, dtype, device):
     x = torch.randn(2, rows, width, device=device).to(dtype)
     dy = torch.randn(2, rows, out, device=device).to(dtype)
 
-    xs, ws = x.clone().requires_grad_(), weight.clone().requires_grad_()
-    bs = None if b is None else b.clone().requires_grad_()
-    y = Fp8LinearOfCopy.apply(xs, ws, copy, bs)
-    y.backward(dy)
-    assert y.dtype == dtype and ws.grad.dtype == torch.float32
+    (y,), (dx, dw, _, db) = forward_backward(Fp8LinearOfCopy.apply, [x, weight, copy, b], [dy], no_grad=(2,))
+    assert y.dtype == dtype and dw.dtype == torch.float32
 
     theirs = torchao_linear(copy, None if b is None else b.to(dtype))
-    xt = x.clone().requires_grad_()
-    yt = theirs(xt)
-    yt.backward(dy)
-    lt = theirs[0]
+    (yt,), (dxt,) = forward_backward(theirs, [x], [dy])
 
     x64, c64, dy64 = x.double(), copy.double(), dy.double()
     y64 = x64 @ c64.t() + (0 if b is None else b.to(dtype).double())
     assert_close_3way("y", y, yt, y64)
-    assert_close_3way("dx", xs.grad, xt.grad, dy64 @ c64)
+    assert_close_3way("dx", dx, dxt, dy64 @ c64)
     dw64 = dy64.flatten(0, 1).t() @ x64.flatten(0, 1)
-    assert_close_3way("dW", ws.grad, lt.weight.grad.float(), dw64)
+    assert_close_3way("dW", dw, theirs[0].weight.grad.float(), dw64)
     if b is not None:
-        assert_close_3way("db", bs.grad, lt.bias.grad.float(), dy64.sum((0, 1)))
+        assert_close_3way("db", db, theirs[0].bias.grad.float(), dy64.sum((0, 1)))
 
 
 def test_fp8_product_takes_strided_inputs(device):
