@@ -7,7 +7,8 @@ fused one when installed), at the model's shapes and over sweeps:
   study sweeps the same way);
 - rotary and attention: T from 512 to 8192 at 16k tokens, head dims 64 and 128 (16
   heads: 8x16x2048x64 and 4x16x4096x128 are issue 4's shapes);
-- the fused linear + cross-entropy: the vocabulary, from 8192 to 131072.
+- the fused linear + cross-entropy: the vocabulary, from 8192 to 131072;
+- the row-wise fp8 cast (forward only: no gradient): widths 256 to 16384 at 4096 rows.
 Per implementation and pass: GPU time (a CUDA graph of 10 calls, median of 10 replays)
 and time per call in an eager loop (launch overhead included), GB/s of minimum traffic
 (TFLOP/s for attention and the loss), the peak memory one call allocates, and the largest
@@ -33,6 +34,7 @@ import kernels
 from kernels.choose import time_ms, graph_ms, peak_mib
 from kernels.rotary import rotary_tables
 from kernels.linear_cross_entropy import model_chunk_bytes
+from kernels.rowwise_fp8 import MAX_WIDTH as FP8_MAX_WIDTH
 
 PASSES = ('fwd', 'bwd', 'fwdbwd')
 cuda = torch.cuda.is_available()
@@ -61,6 +63,7 @@ class Case:
     axis: str = None    # the axis's name
     check_one: bool = False  # check the error on the first batch element alone (attention: the elements are
                              # independent, and float64 T x T scores of the whole batch overflow the GPU)
+    passes: tuple = PASSES  # ('fwd',) for an op without a gradient
 
 
 class CaseMaker:
@@ -129,13 +132,18 @@ class CaseMaker:
                                                                             backend=be),
                     (2 * N * C * V, 4 * N * C * V), 'TFLOP/s', **plot)
 
+    def rowwise_fp8(self, M, N, **plot):  # as the fp8 products cast x, dy and the weights: no gradient
+        return Case('rowwise_fp8', f"{M}x{N}", lambda: [self.act(M, N).detach()],
+                    lambda be: lambda x: kernels.rowwise_fp8(x, backend=be), (M * N * (self.es + 1) + 4 * M,),
+                    passes=('fwd',), **plot)
+
 
 def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, vocab_size, swiglu_hidden, dtype, device):
     """Every op at the model's shapes (both architectures' ops: B*T rows of n_embd, the MLP's
     hidden width, the heads), then along the sweeps."""
     make = CaseMaker(dtype, device)
-    norm, gelu, swiglu, rotary, attention, cross_entropy = (make.norm, make.gelu, make.swiglu, make.rotary,
-                                                            make.attention, make.cross_entropy)
+    norm, gelu, swiglu, rotary, attention, cross_entropy, rowwise_fp8 = (
+        make.norm, make.gelu, make.swiglu, make.rotary, make.attention, make.cross_entropy, make.rowwise_fp8)
     M, C, hkv = batch_size * block_size, n_embd, n_kv_head or n_head
     cases = [norm(op, M, C) for op in ('layer_norm', 'layer_norm + residual', 'rms_norm', 'rms_norm + residual')]
     cases += [gelu(M, 4 * C), swiglu(M, swiglu_hidden), rotary(batch_size, n_head, hkv, block_size, C // n_head),
@@ -144,12 +152,14 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
               attention(batch_size, n_head, hkv, block_size, C // n_head, packed=True), cross_entropy(M, C, vocab_size),
               # the op's default chunk, and the model's without recompute
               cross_entropy(M, C, vocab_size, model_chunk_bytes(vocab_size, lean=False))]
+    cases += [rowwise_fp8(M, n) for n in (C, 3 * C, 4 * C)]  # GPT-2's block products' inputs and gradients
     s = sweep_sizes()
     for N in s['widths']:
         width = lambda op: dict(sweep=op, x=N, axis='width')
         cases += [norm(op, s['rows'], N, **width(op))
                   for op in ('layer_norm', 'layer_norm + residual', 'rms_norm', 'rms_norm + residual')]
         cases += [gelu(s['rows'], N, **width('gelu')), swiglu(s['rows'], N, **width('swiglu'))]
+        cases += [rowwise_fp8(s['rows'], N, **width('rowwise_fp8'))] if N <= FP8_MAX_WIDTH else []
     for D in s['head_dims']:
         for T in s['seqs']:
             B, H = s['tokens'] // T, s['heads']
@@ -227,20 +237,22 @@ def differentiable(inputs):
     return [t for t in inputs if torch.is_tensor(t) and t.requires_grad]
 
 def errors(f, ref, inputs, dys, check_one):
-    """(max |f - float64 reference| over the outputs, over the gradients) for these inputs
-    and output gradients (their first batch element alone if check_one); the reference is
-    `ref` on float64 copies."""
+    """{pass: max |f - float64 reference|}: 'fwd' over the outputs and, where there are output
+    gradients dys, 'bwd' over the gradients and 'fwdbwd' over both, for these inputs (their
+    first batch element alone if check_one); the reference is `ref` on float64 copies."""
     if check_one:
         inputs = [t[:1].detach().requires_grad_(t.requires_grad) for t in inputs]
         dys = [d[:1] for d in dys]
 
     def run(g, xs, ds):
         ys = as_tuple(g(*xs))
-        return ys, torch.autograd.grad(ys, differentiable(xs), ds)
+        return ys, torch.autograd.grad(ys, differentiable(xs), ds) if ds else ()
     wide = [t.detach().double().requires_grad_() if torch.is_tensor(t) and t.is_floating_point() and t.requires_grad
             else t.double() if torch.is_tensor(t) and t.is_floating_point() else t for t in inputs]
     got, want = run(f, inputs, dys), run(ref, wide, [d.double() for d in dys])
-    return tuple(max((a.double() - b).abs().max().item() for a, b in zip(g, w)) for g, w in zip(got, want))
+    out_err, grad_err = (max(((a.double() - b.double()).abs().max().item() for a, b in zip(g, w)), default=None)
+                         for g, w in zip(got, want))
+    return dict(fwd=out_err) if grad_err is None else dict(fwd=out_err, bwd=grad_err, fwdbwd=max(out_err, grad_err))
 
 # the backward alone runs more than once on one forward (retain_graph): compiled backwards
 # must not reuse the forward's buffers for it (only here: bench.py's training steps keep it)
@@ -256,11 +268,11 @@ def bench_case(case, impls, check=True):
             + sum(o.numel() * o.element_size() for o in outs))
     copies = max(2, -(-200 * 2 ** 20 // size)) if cuda else 1
     inputs = [first] + [case.make() for _ in range(copies - 1)]
-    dys = [[torch.randn_like(o) for o in outs] for _ in range(copies)]
+    dys = [[torch.randn_like(o) for o in outs] if 'bwd' in case.passes else [] for _ in range(copies)]
     rows = []
     for impl, f in impls.items():
-        err = (None, None)
-        for pass_ in PASSES:
+        err = {}
+        for pass_ in case.passes:
             saved, calls = {}, itertools.count()
 
             def prepare():  # the backward alone: every copy's forward, kept for it
@@ -288,8 +300,7 @@ def bench_case(case, impls, check=True):
             rows.append(dict(op=case.op, shape=case.shape, sweep=case.sweep, axis=case.axis, x=case.x, impl=impl,
                              **{'pass': pass_}, gpu_ms=gpu, call_ms=call,
                              rate=t and work / t / (1e6 if case.unit == 'GB/s' else 1e9), unit=case.unit, peak_mib=peak,
-                             max_err=(None if call is None or None in err else err[0] if pass_ == 'fwd'
-                                      else err[1] if pass_ == 'bwd' else max(err))))
+                             max_err=None if call is None else err.get(pass_)))
             saved.clear()
     return rows
 
@@ -300,7 +311,7 @@ def print_case(rows, ceiling):
     """One line per pass: the three main implementations' times, Triton's rate and speedups,
     peak memory, errors; the rivals' times at the end."""
     us = lambda r: 'n/a' if r is None or r['call_ms'] is None else f"{(r['gpu_ms'] or r['call_ms']) * 1e3:.1f}"
-    for pass_ in PASSES:
+    for pass_ in dict.fromkeys(r['pass'] for r in rows):
         by = {r['impl']: r for r in rows if r['pass'] == pass_}
         k, t, c = by['triton'], by['torch'], by.get('compile')
         ms = lambda r: r and (r['gpu_ms'] or r['call_ms'])
@@ -329,8 +340,10 @@ def plot(path, sweep, rows, ceiling, title):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5), sharey=True)
-    for ax, pass_ in zip(axes, PASSES):
+    passes = list(dict.fromkeys(r['pass'] for r in rows))
+    fig, axes = plt.subplots(1, len(passes), figsize=(5.3 * len(passes), 4.5), sharey=True, squeeze=False)
+    axes = axes[0]
+    for ax, pass_ in zip(axes, passes):
         for impl in dict.fromkeys(r['impl'] for r in rows):
             pts = [(r['x'], r['rate']) for r in rows if r['impl'] == impl and r['pass'] == pass_ and r['rate']]
             if pts:
@@ -395,7 +408,8 @@ def tune_spaces():
     gelu = [{'TILE.fwd': (m, n, w), 'TILE.bwd': (m, n, w)} for m, n in [(1, 1024), (1, 2048), (4, 512), (4, 1024),
             (8, 256), (8, 512), (16, 256), (32, 128), (32, 256)] for w in (2, 4, 8)]
     return {'layer_norm': norm, 'rms_norm': norm, 'rms_norm + residual': norm,
-            'rotary': grid(BLOCK_T=[32, 64], NUM_WARPS=[4]), 'swiglu': elementwise, 'gelu': gelu}
+            'rotary': grid(BLOCK_T=[32, 64], NUM_WARPS=[4]), 'swiglu': elementwise, 'gelu': gelu,
+            'rowwise_fp8': [{'TILE': t} for t in [(2048, 4), (4096, 4), (4096, 8), (8192, 8), (16384, 8), (16384, 16)]]}
 
 def set_constants(module, setting):
     """Apply a setting to the module; returns the setting that undoes it."""
@@ -423,7 +437,8 @@ def tune(sizes, dtype, device, only_ops=''):
             old = set_constants(module, setting)
             by = {r['pass']: r for r in bench_case(case, {'triton': case.fn('triton')}, check=False)}
             set_constants(module, old)
-            results[f"{case.op} {case.shape} {setting}"] = {p: by[p]['gpu_ms'] for p in PASSES}
+            results[f"{case.op} {case.shape} {setting}"] = {p: by[p]['gpu_ms'] for p in case.passes}
             print(f"  {case.op} {case.shape} {' '.join(f'{k}={v}' for k, v in setting.items())}: "
-                  + '  '.join(f"{p} {by[p]['gpu_ms'] * 1e3:.1f} us {by[p]['rate']:,.0f}" for p in PASSES), flush=True)
+                  + '  '.join(f"{p} {by[p]['gpu_ms'] * 1e3:.1f} us {by[p]['rate']:,.0f}" for p in case.passes),
+                  flush=True)
     return results

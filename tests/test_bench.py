@@ -141,27 +141,29 @@ def test_nanogpts_own_model_runs_beside_the_baselines(tmp_path):
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a CPU-interpreter run: the GPU machines' torch 2.11 refuses "
                     "the interpreter's kernels in wrap_triton (CI's torch 2.13 takes them)")
 def test_kernel_sweep_writes_csv_json_and_plots(tmp_path):
-    out = bench(tmp_path, '--kernels', '--kernel_ops=layer_norm,attention', interpret=True)
+    out = bench(tmp_path, '--kernels', '--kernel_ops=layer_norm,attention,rowwise_fp8', interpret=True)
     assert "[1/" in out and "wrote kernels.csv" in out  # progress, then the files
     with open(tmp_path / 'kernels.csv') as f:
         rows = list(csv.DictReader(f))
     assert rows and list(rows[0]) == CSV_COLUMNS
     assert len(json.load(open(tmp_path / 'kernels.json'))['rows']) == len(rows)
-    ops = {(r['op'], r['sweep'] or None, r['x'] or None) for r in rows}
-    # the model's shape and each sweep point: layer_norm at 2 widths, attention at 2 lengths
-    assert {o for o, s, x in ops if s is None} == {'layer_norm', 'attention'} and len(ops) == 6
+    ops = {(r['op'], r['shape'], r['sweep'] or None) for r in rows}
+    # the model's shapes (the fp8 cast at three widths) and each sweep point: layer_norm at 2 widths, attention at 2
+    # lengths, the fp8 cast at 2 widths
+    assert {o for o, shape, s in ops if s is None} == {'layer_norm', 'attention', 'rowwise_fp8'} and len(ops) == 11
     for r in rows:
-        assert r['pass'] in PASSES and r['unit'] == ('TFLOP/s' if r['op'] == 'attention' else 'GB/s')
+        assert r['pass'] in (('fwd',) if r['op'] == 'rowwise_fp8' else PASSES)  # the cast has no gradient
+        assert r['unit'] == ('TFLOP/s' if r['op'] == 'attention' else 'GB/s')
         if r['impl'] == 'triton' and r['op'] == 'attention':  # the kernel takes bf16 and fp16: fp32 here fails, shown
             assert r['call_ms'] == '' and r['rate'] == ''
             continue
         failed = [line for line in out.splitlines() if 'Error' in line]
         assert r['call_ms'] and float(r['call_ms']) > 0 and float(r['rate']) > 0, (r, failed)
-        assert float(r['max_err']) < 1e-4, r  # fp32 against float64
+        assert float(r['max_err']) < 1e-4, r  # fp32 against float64; the cast of fp32 inputs is exact (0)
     assert {r['impl'] for r in rows if r['op'] == 'layer_norm'} == {'triton', 'torch'}
     assert {r['impl'] for r in rows if r['op'] == 'attention'} == {'triton', 'torch', 'naive'}
     assert "triton fwd: RuntimeError: flash_attention: backend='triton' cannot run here" in out
-    for png in ('kernels_layer_norm.png', 'kernels_attention_d16.png'):
+    for png in ('kernels_layer_norm.png', 'kernels_attention_d16.png', 'kernels_rowwise_fp8.png'):
         assert open(tmp_path / png, 'rb').read(8) == b'\x89PNG\r\n\x1a\n'
 
 
