@@ -14,7 +14,7 @@ which applies, in order, each argument of sys.argv[1:]:
 and updates the globals in place, returning {key: final value}. A value must have the
 type of the key's default (an int is fine for a float; a None default takes anything;
 None is accepted for any key, e.g. --top_k=None). Unknown keys, wrong types and missing
-files end the program with a one-line `error: ...` on stderr and exit code 2, not a
+files end the program with fail(): a one-line `error: ...` on stderr and exit code 2, not a
 traceback. --help lists every key with its default and the comment on its line. A script that borrows another's
 config files (bench.py takes the model of a training config) passes
 skip_unknown_in_files=True: keys in a file that the script does not have are then
@@ -33,14 +33,16 @@ import torch
 
 CONFIG_TYPES = (int, float, bool, str, type(None))
 
-def _fail(message):
-    print("error: " + " ".join(str(message).split("\n")), file=sys.stderr)  # always one line
+def fail(message):
+    """`error: <message>` on stderr as one line in one write (the ranks under torchrun fail together, each line
+    whole), then exit code 2: for what the user can fix, without a traceback."""
+    sys.stderr.write("error: " + " ".join(str(message).split("\n")) + "\n")
     sys.exit(2)
 
 def _unknown(key, keys, where):
     close = difflib.get_close_matches(key, keys, n=3)
     hint = f"did you mean: {', '.join(close)}?" if close else "run with --help to list the keys"
-    _fail(f"unknown config key '{key}'{where} ({hint})")
+    fail(f"unknown config key '{key}'{where} ({hint})")
 
 def _checked(name, value, default):
     """value, if it has the type of the key's default (an int is fine for a float)."""
@@ -49,7 +51,7 @@ def _checked(name, value, default):
     if type(default) is float and type(value) is int:
         return float(value)
     if type(value) is not type(default):  # `is`, so that True is no int and 1 no bool
-        _fail(f"{name} expects {type(default).__name__}, got {value!r} ({type(value).__name__})")
+        fail(f"{name} expects {type(default).__name__}, got {value!r} ({type(value).__name__})")
     return value
 
 def _parse(raw, default):
@@ -91,7 +93,7 @@ def configure(g, argv=None, skip_unknown_in_files=False):
     for arg in argv:
         if not arg.startswith('--'):  # a config file
             if not os.path.isfile(arg):
-                _fail(f"config file '{arg}' not found")
+                fail(f"config file '{arg}' not found")
             print(f"config: applying {arg}")
             with open(arg) as f:
                 source = f.read()
@@ -100,7 +102,7 @@ def configure(g, argv=None, skip_unknown_in_files=False):
             try:
                 exec(compile(source, arg, 'exec'), scope)
             except Exception as e:
-                _fail(f"config file '{arg}' failed: {type(e).__name__}: {e}")
+                fail(f"config file '{arg}' failed: {type(e).__name__}: {e}")
             skipped = []
             for k, v in scope.items():
                 if k.startswith('_') or callable(v) or isinstance(v, types.ModuleType):
@@ -119,7 +121,7 @@ def configure(g, argv=None, skip_unknown_in_files=False):
             if key not in defaults:
                 _unknown(key, keys, "")
             if not eq and not isinstance(defaults[key], bool):
-                _fail(f"{arg} has no value: use --key=value (one argument, no spaces)")
+                fail(f"{arg} has no value: use --key=value (one argument, no spaces)")
             g[key] = _checked(f"--{key}", _parse(raw, defaults[key]) if eq else True, defaults[key])
             print(f"config: {key} = {g[key]!r}")
     return {k: g[k] for k in keys}

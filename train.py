@@ -28,7 +28,7 @@ from kernels import choose
 from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
-from configurator import configure, command_line_keys
+from configurator import configure, command_line_keys, fail
 from data.common import read_meta, check_tokens, dataset_dir
 
 # -----------------------------------------------------------------------------
@@ -96,10 +96,6 @@ cuda_graph = True  # replay the whole step (micro-steps, clipping, AdamW, DDP's 
 seed = 1337  # the weights' init and the data order (and dropout) follow it
 # -----------------------------------------------------------------------------
 config = configure(globals())
-
-def fail(message):
-    """One line on stderr, a non-zero exit, no traceback: for what the user can fix."""
-    sys.exit(f"error: {message}")
 
 # devices and DDP -------------------------------------------------------------
 if device == 'auto':

@@ -2,8 +2,8 @@
 Which tensor arguments torch.compile's Inductor believes each of our Triton kernels writes,
 by its own analysis of the kernel's TTIR (torch._higher_order_ops.triton_kernel_wrap).
 Inductor clones every such tensor before the kernel and copies it back after, so an input
-taken for an output costs two passes over it per call (GELU, 2026-11-24: 255 us of copies
-around 138 us of kernels). Each launcher runs once on small CPU tensors with its launches
+taken for an output costs two passes over it per call (GELU's once took about twice its
+kernels' time: docs/perf-notes.md). Each launcher runs once on small CPU tensors with its launches
 recorded, not run; prints as JSON the modules run, {kernel: the argument names written in any
 of its launches} and {kernel: those of them that were the launcher's own inputs}.
 tests/test_compile_writes.py runs it; by hand: python tests/inductor_writes.py

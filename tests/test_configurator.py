@@ -10,7 +10,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from configurator import configure
+from configurator import configure, fail
 
 
 def defaults():
@@ -26,6 +26,15 @@ def fails(capsys, argv, g=None):
     err = capsys.readouterr().err
     assert err.count('\n') == 1 and err.startswith('error: '), err
     return err.strip()
+
+
+def test_an_error_is_one_line_in_one_write(monkeypatch):
+    """torchrun's ranks fail together into one stream: a line written in two parts could be cut by another's."""
+    writes = []
+    monkeypatch.setattr(sys, 'stderr', type('Stderr', (), {'write': lambda self, s: writes.append(s)})())
+    with pytest.raises(SystemExit) as e:
+        fail("a message\nover two lines")
+    assert e.value.code == 2 and writes == ["error: a message over two lines\n"]
 
 
 def write(tmp_path, name, text):
