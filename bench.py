@@ -243,7 +243,10 @@ def make_optimizer(model, muon=None, step=None):
     if not isinstance(model, GPT):  # nanoGPT's own model
         return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device)
     model.kernels['optimizer'] = step or model.kernels['optimizer']
-    return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=muon, matmul_dtype=ptdtype)
+    try:
+        return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=muon, matmul_dtype=ptdtype)
+    except ValueError as e:  # a setting this step cannot take (fp8 without AdamW's copies): one line, as train.py's
+        raise SystemExit(f"error: {e}")
 
 results = dict(header, config=config)
 

@@ -79,11 +79,15 @@ def test_variants_runs_only_those_asked(tmp_path):
     assert r['train_step']['kernels eager']['vs_baseline_eager'] is None
 
 
-def test_unknown_variant_is_a_one_line_error(tmp_path):
+def test_unknown_variant_and_fp8_without_copies_are_one_line_errors(tmp_path):
     p = bench_run(tmp_path, '--variants=kernel eager', check=False)
     assert p.returncode != 0 and 'Traceback' not in p.stderr, p.stderr
     assert p.stderr.strip() == ("error: variants ['kernel eager'] are not among ['baseline eager', 'kernels eager'] "
                                 "(no compiled or graphed variants without CUDA)")
+    # fp8 reads the copies AdamW keeps, and here (fp32, PyTorch's AdamW) there are none
+    p = bench_run(tmp_path, '--fp8=True', '--variants=kernels eager', check=False)
+    assert p.returncode != 0 and p.stderr.strip().startswith("error: fp8=True: the fp8 products read the copies AdamW "
+                                                             "keeps, and this run keeps none"), p.stderr
 
 
 # nanoGPT's model.py interface, as bench.py's --nanogpt uses it (the real file is not in this repository)
