@@ -19,6 +19,7 @@ $ python bench.py --startup              # time to first step: train.py config/t
 Without CUDA it says so and runs what it can on the CPU (eager, a small model).
 """
 import gc
+import math
 import os
 import contextlib
 import importlib.util
@@ -93,8 +94,10 @@ cuda = torch.cuda.is_available()
 device = 'cuda' if cuda else 'cpu'
 workspace_config = os.environ.get('CUBLAS_WORKSPACE_CONFIG') if cuda else None  # the user's: every variant runs with it
 if not cuda:
-    print("no CUDA here: a small model on the CPU, eager only (no compile); times are not GPU times")
+    print("no CUDA here: a small model on the CPU whatever the settings (2 layers, 4 heads, 64 wide, batch 4 x 64, "
+          "fp32), eager only; its times are not GPU times, and its ratios say nothing of a GPU's")
     batch_size, block_size, vocab_size, n_layer, n_head, n_embd, dtype = 4, 64, 512, 2, 4, 64, 'float32'
+    n_kv_head = n_kv_head and math.gcd(n_kv_head, n_head)  # grouped-query attention kept where asked for
     warmup_steps, timed_steps = min(warmup_steps, 2), min(timed_steps, 5)
 ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
 gpu_name, peak_flops = gpu_peak_flops(device)
@@ -134,9 +137,12 @@ def table(title, head, rows):
         print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
 
 # the model and the variants ------------------------------------------------------
-gptconf = GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
-                    n_kv_head=n_kv_head, n_embd=n_embd, bias=bias, arch=arch, dropout=0.0,
-                    gelu_approximate=gelu_approximate)
+try:
+    gptconf = GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
+                        n_kv_head=n_kv_head, n_embd=n_embd, bias=bias, arch=arch, dropout=0.0,
+                        gelu_approximate=gelu_approximate)
+except ValueError as e:
+    raise SystemExit(f"error: {e}")
 torch.manual_seed(seed)
 data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, block_size), device=device)  # per step
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
@@ -148,6 +154,8 @@ ALL_VARIANTS = ([f"nanogpt {c}" for c in (['eager', 'compiled'] if cuda else ['e
     for k in ('baseline', 'kernels')]
 VARIANTS = [v for v in ALL_VARIANTS if not v.startswith('baseline') or not v.endswith('graphed')]  # run by default
 MAIN = 'kernels compiled' if cuda else 'kernels eager'  # the variant of the optimizer table
+if timed_steps < 1:
+    raise SystemExit(f"error: timed_steps={timed_steps} must be at least 1")
 if memory and cuda and memory_variant not in ALL_VARIANTS:
     raise SystemExit(f"error: memory_variant {memory_variant!r} is not among {ALL_VARIANTS}")
 
@@ -357,6 +365,8 @@ if tune:
 # 3. profile ------------------------------------------------------------------------
 if profile:
     variant = profile_variant if profile_variant in ALL_VARIANTS else MAIN
+    if variant != profile_variant:
+        print(f"profile_variant {profile_variant!r} is not among {ALL_VARIANTS} here: {MAIN} instead")
     print(f"\nprofile: {variant}, {warmup_steps} warm-up steps, then {profile_steps} steps traced", flush=True)
     model, step_model = build(variant)
     train_step, losses = stepper(variant, step_model, make_optimizer(model))

@@ -138,6 +138,15 @@ class CaseMaker:
                     passes=('fwd',), **plot)
 
 
+def chosen_cases(sizes, dtype, device, only_ops=''):
+    """model_and_sweep_cases of the ops in only_ops (comma-separated; '' for all); an op it lacks is an error."""
+    cases = model_and_sweep_cases(*sizes, dtype, device)
+    ops = dict.fromkeys(c.op for c in cases)
+    if unknown := [op for op in only_ops.split(',') if op and op not in ops]:
+        raise SystemExit(f"error: kernel_ops {unknown} are not among {list(ops)}")
+    return [c for c in cases if not only_ops or c.op in only_ops.split(',')]
+
+
 def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, vocab_size, swiglu_hidden, dtype, device):
     """Every op at the model's shapes (both architectures' ops: B*T rows of n_embd, the MLP's
     hidden width, the heads), then along the sweeps."""
@@ -363,7 +372,7 @@ def plot(path, sweep, rows, ceiling, title):
 
 def sweep(sizes, dtype, device, out_dir, only_ops='', header=None):
     """The --kernels run: every case, printed as it goes; CSV, JSON and PNGs in out_dir."""
-    cases = [c for c in model_and_sweep_cases(*sizes, dtype, device) if not only_ops or c.op in only_ops.split(',')]
+    cases = chosen_cases(sizes, dtype, device, only_ops)
     ceiling = copy_GBps()
     print(f"{len(cases)} cases; per pass: us of GPU time (CUDA graph; eager time per call without CUDA), Triton's "
           f"rate" + (f" (% of the {ceiling:,.0f} GB/s copy measured here)" if ceiling else '')
@@ -426,9 +435,8 @@ def set_constants(module, setting):
 def tune(sizes, dtype, device, only_ops=''):
     """Triton's GPU time per setting at the model's shapes and, for the norms, at 4096x8192."""
     spaces, results = tune_spaces(), {}
-    cases = [c for c in model_and_sweep_cases(*sizes, dtype, device) if c.op in spaces
-             and (c.sweep is None or ('norm' in c.op and c.x == 8192))
-             and (not only_ops or c.op in only_ops.split(','))]
+    cases = [c for c in chosen_cases(sizes, dtype, device, only_ops) if c.op in spaces
+             and (c.sweep is None or ('norm' in c.op and c.x == 8192))]
     print(f"Tuning: Triton GPU time (CUDA graph) per setting, us, and {cases[0].unit if cases else ''} "
           f"of minimum traffic")
     for case in cases:

@@ -1,6 +1,6 @@
 """
 Config for the scripts, nanoGPT style. A script defines its settings as plain module
-globals (int, float, bool, str or None), then calls
+globals (int, float, bool, str or None; UPPER_CASE names are constants), then calls
 
     from configurator import configure
     config = configure(globals())
@@ -18,8 +18,8 @@ files end the program with fail(): a one-line `error: ...` on stderr and exit co
 traceback. --help lists every key with its default and the comment on its line. A script that borrows another's
 config files (bench.py takes the model of a training config) passes
 skip_unknown_in_files=True: keys in a file that the script does not have are then
-skipped, with one line naming them. device_and_autocast() resolves the 'auto' device and dtype
-keys of sample.py and eval.py.
+skipped, with one line naming them. device_and_autocast() resolves (or refuses) the device and dtype
+keys of train.py, sample.py and eval.py.
 """
 import os
 import re
@@ -56,8 +56,9 @@ def _checked(name, value, default):
 
 def _parse(raw, default):
     """The value of --key=raw: a Python literal, else the raw text. None is None for every
-    key, str keys included (--wandb_run_name=None; --x="'None'" is the text)."""
-    if isinstance(default, bool) and raw in ('true', 'false'):
+    key, str keys included (--wandb_run_name=None; --x="'None'" is the text); true and false
+    are bools for bool keys and for keys whose default is None (--use_triton_attention=false)."""
+    if (default is None or isinstance(default, bool)) and raw in ('true', 'false'):
         return raw == 'true'
     if raw == 'None':
         return None
@@ -82,7 +83,8 @@ def command_line_keys(argv=None):
 
 def configure(g, argv=None, skip_unknown_in_files=False):
     argv = sys.argv[1:] if argv is None else argv
-    defaults = {k: v for k, v in g.items() if not k.startswith('_') and isinstance(v, CONFIG_TYPES)}
+    defaults = {k: v for k, v in g.items()  # UPPER_CASE names are constants, not settings (an import's too)
+                if not k.startswith('_') and not k.isupper() and isinstance(v, CONFIG_TYPES)}
     keys = list(defaults)
     if '--help' in argv or '-h' in argv:
         comments = _comments(g['__file__']) if os.path.isfile(g.get('__file__') or '') else {}
@@ -128,14 +130,22 @@ def configure(g, argv=None, skip_unknown_in_files=False):
 
 
 def device_and_autocast(device, dtype):
-    """sample.py's and eval.py's device and dtype keys resolved: 'auto' is the GPU where there is one, and bf16
-    there (fp16 where bf16 is not supported), fp32 on a CPU. Returns (device, its type, the dtype, the autocast
-    context)."""
+    """The device and dtype keys resolved, or refused in one line where they cannot run here: 'auto' is the GPU
+    where there is one (else Apple's, else the CPU), and bf16 there (fp16 where bf16 is not supported), fp32
+    elsewhere. Returns (device, its type, the dtype, the autocast context)."""
     if device == 'auto':
-        device = 'cuda' if torch.cuda.is_available() else 'cpu'
-    device_type = 'cuda' if 'cuda' in device else 'cpu'
+        device = 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
+    device_type = str(device).split(':')[0]
+    present = {'cuda': torch.cuda.is_available, 'mps': torch.backends.mps.is_available, 'cpu': lambda: True}
+    if device_type not in present:
+        fail(f"device must be 'auto', 'cpu', 'cuda', 'cuda:<index>' or 'mps', got {device!r}")
+    if not present[device_type]():
+        fail(f"device={device} but {'CUDA' if device_type == 'cuda' else 'MPS'} is not available here; "
+             f"use --device=cpu")
     if dtype == 'auto':
         dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
-    ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+    ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}.get(dtype)
+    if ptdtype is None:
+        fail(f"dtype must be 'auto', 'float32', 'bfloat16' or 'float16', got {dtype!r}")
     ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
     return device, device_type, ptdtype, ctx

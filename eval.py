@@ -21,6 +21,8 @@ dtype = 'auto'  # 'auto', 'float32', 'bfloat16', 'float16'
 # -----------------------------------------------------------------------------
 config = configure(globals())
 
+if examples_per_forward < 1:
+    sys.exit(f"error: examples_per_forward={examples_per_forward} must be at least 1")
 device, _, _, ctx = device_and_autocast(device, dtype)
 try:
     model_args, weights, _ = checkpoint.weights(init_from, out_dir, device)

@@ -19,20 +19,27 @@ VALIDATION = os.path.join('data', 'hellaswag', 'hellaswag_val.jsonl')  # where t
 
 def read(path):
     """The examples [(context, endings, label)] of a jsonl in HellaSwag's format; '' for the validation set,
-    downloaded into VALIDATION when it is not there. ValueError when neither can be read."""
+    downloaded into VALIDATION when it is not there. ValueError when neither can be read, or for an example without
+    four endings and the label of one."""
     if not path:
         path = VALIDATION
         if not os.path.exists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            try:
-                urllib.request.urlretrieve(URL, path)
+            try:  # whole or not at all: a cut download is not read as the set
+                urllib.request.urlretrieve(URL, path + '.tmp')
+                os.replace(path + '.tmp', path)
             except OSError as e:
                 raise ValueError(f"could not download {URL} ({e}); pass a local file with --hellaswag=PATH")
     try:
         with open(path, encoding='utf-8') as f:
-            return [(x['ctx'], x['endings'], x['label']) for x in map(json.loads, filter(str.strip, f))]
+            examples = [(x['ctx'], x['endings'], x['label']) for x in map(json.loads, filter(str.strip, f))]
     except (OSError, ValueError, KeyError) as e:
         raise ValueError(f"cannot read HellaSwag examples from {path}: {type(e).__name__}: {e}")
+    for i, (_, endings, label) in enumerate(examples):
+        if len(endings) != 4 or label not in range(4):
+            raise ValueError(f"{path}, example {i + 1}: {len(endings)} endings and label {label!r}; HellaSwag's "
+                             f"have four and the label of one (0 to 3)")
+    return examples
 
 
 def encoder(init_from, vocab_size):
@@ -46,14 +53,19 @@ def encoder(init_from, vocab_size):
 
 
 def ending_losses(model, examples, encode, device):
-    """(summed, mean) ending losses (len(examples), 4) of examples [(context, endings, _)], one forward for all."""
-    rows = [(encode(ctx), encode(' ' + ending)) for ctx, endings, _ in examples for ending in endings]
-    T = max(len(c) + len(e) for c, e in rows)
+    """(summed, mean) ending losses (len(examples), 4) of examples [(context, endings, _)], one forward for all.
+    A row is the last block_size tokens of context and ending, as the model samples: a long context loses its start."""
+    rows = []  # (a row's tokens, how many of them are the ending's)
+    for ctx, endings, _ in examples:
+        c = encode(ctx)
+        for e in (encode(' ' + ending) for ending in endings):
+            rows.append(((c + e)[-model.config.block_size:], len(e)))
+    T = max(len(r) for r, _ in rows)
     tokens = torch.zeros(len(rows), T, dtype=torch.long)
     in_ending = torch.zeros(len(rows), T, dtype=torch.bool)  # the positions whose token is an ending's
-    for i, (c, e) in enumerate(rows):
-        tokens[i, :len(c) + len(e)] = torch.tensor(c + e)
-        in_ending[i, len(c):len(c) + len(e)] = True
+    for i, (r, n) in enumerate(rows):
+        tokens[i, :len(r)] = torch.tensor(r)
+        in_ending[i, max(0, len(r) - n):len(r)] = True
     tokens, in_ending = tokens.to(device), in_ending.to(device)
     logits, _ = model(tokens, all_logits=True)  # (rows, T, V): position t predicts token t + 1
     losses = F.cross_entropy(logits[:, :-1].float().flatten(0, 1), tokens[:, 1:].flatten(), reduction='none')

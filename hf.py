@@ -10,7 +10,8 @@ truncated file) is a ValueError of one line; the scripts check every tensor's na
 them (checkpoint.matched).
 
 save(model, folder, gpt2_bpe): config.json and model.safetensors that transformers' AutoModelForCausalLM reads, and
-with gpt2_bpe GPT-2's tokenizer files (vocab.json, merges.txt, tokenizer_config.json).
+with gpt2_bpe GPT-2's tokenizer files (vocab.json, merges.txt, tokenizer_config.json); a ValueError where
+transformers has no such model (GPT-2 with grouped-query attention).
 
 The mapping: GPT-2's names are ours, but its Conv1D weights are (in, out), nn.Linear's (out, in). LLaMA's c_attn
 packs q_proj, k_proj and v_proj (rows: the q heads, then the k heads, then the v heads), c_fc packs gate_proj and
@@ -22,6 +23,7 @@ import os
 import torch
 
 GPT2_SIZES = ('gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl')
+GPT2_EOT = 50256  # GPT-2 BPE's <|endoftext|>
 CONV1D = ('attn.c_attn.weight', 'attn.c_proj.weight', 'mlp.c_fc.weight', 'mlp.c_proj.weight')
 LLAMA_LAYER = {  # ours -> transformers', in one block (c_attn and c_fc are packs of these)
     'ln_1.weight': 'input_layernorm.weight', 'ln_2.weight': 'post_attention_layernorm.weight',
@@ -155,12 +157,16 @@ def hf_from_ours(model):
     """(config.json, {name: tensor}) of transformers' model for ours (fp32 weights, contiguous, the head once)."""
     cfg, sd = model.config, {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
     tie = cfg.tie_embeddings
+    if cfg.arch == 'gpt2' and (cfg.n_kv_head or cfg.n_head) != cfg.n_head:
+        raise ValueError(f"n_kv_head={cfg.n_kv_head}: GPT2LMHeadModel has no grouped-query attention (arch='llama' has)")
     if cfg.arch == 'gpt2':
         config = dict(architectures=['GPT2LMHeadModel'], model_type='gpt2', n_layer=cfg.n_layer, n_head=cfg.n_head,
                       n_embd=cfg.n_embd, n_positions=cfg.block_size, n_ctx=cfg.block_size, vocab_size=cfg.vocab_size,
                       n_inner=cfg.mlp_hidden, layer_norm_epsilon=cfg.norm_eps, tie_word_embeddings=tie,
                       activation_function={'tanh': 'gelu_new', 'none': 'gelu'}[cfg.gelu_approximate],
-                      resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=50256, eos_token_id=50256)
+                      resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+        if cfg.vocab_size > GPT2_EOT:  # GPT-2 BPE's <|endoftext|> begins and ends; a character vocabulary has none
+            config |= dict(bos_token_id=GPT2_EOT, eos_token_id=GPT2_EOT)
         tensors = {k: (v.t() if k.endswith(CONV1D) else v) for k, v in sd.items() if k.startswith('transformer.')}
         if not cfg.bias:  # GPT2LMHeadModel has biases: zeros compute what none do
             tensors |= {k[:-len('weight')] + 'bias': torch.zeros(v.shape[-1] if k.endswith(CONV1D) else v.shape[0])

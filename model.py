@@ -51,6 +51,9 @@ class GPTConfig:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {self.arch!r}")
         if self.gelu_approximate not in GELU_FORMS:
             raise ValueError(f"gelu_approximate must be one of {GELU_FORMS}, got {self.gelu_approximate!r}")
+        kv_heads = self.n_kv_head or self.n_head
+        if min(self.n_layer, self.n_head, kv_heads, self.n_embd, self.block_size) < 1 or self.n_head % kv_heads:
+            raise ValueError("n_layer, n_head, n_kv_head, n_embd, block_size: each >= 1, n_kv_head a divisor of n_head")
         llama = self.arch == 'llama'
         self.bias = self.bias and not llama  # LLaMA-style blocks have no biases
         self.mlp_hidden = self.mlp_hidden or (64 * math.ceil(8 * self.n_embd / 3 / 64) if llama else 4 * self.n_embd)
@@ -152,9 +155,7 @@ class CausalSelfAttention(nn.Module):
 
     def __init__(self, config, impl):
         super().__init__()
-        self.n_head = config.n_head
-        self.n_kv_head = config.n_kv_head or config.n_head
-        assert self.n_head % self.n_kv_head == 0, "n_head must be a multiple of n_kv_head"
+        self.n_head, self.n_kv_head = config.n_head, config.n_kv_head or config.n_head
         self.head_dim = config.head_dim
         # query, key and value projections in one matmul; k and v have n_kv_head heads
         self.c_attn = nn.Linear(config.n_embd, (self.n_head + 2 * self.n_kv_head) * self.head_dim, bias=config.bias)
@@ -396,9 +397,8 @@ class GPT(nn.Module):
         else:
             from muon import Muon
             matrices = [p for p in self.transformer.h.parameters() if p.requires_grad and p.dim() == 2]
-            in_muon = set(map(id, matrices))
             groups = [dict(params=matrices, muon=True, base_lr=muon['lr'], weight_decay=0.0),
-                      dict(params=[p for p in params if p.dim() >= 2 and id(p) not in in_muon], muon=False,
+                      dict(params=[p for p in params if p.dim() >= 2 and all(p is not m for m in matrices)], muon=False,
                            base_lr=learning_rate, weight_decay=weight_decay),
                       dict(params=[p for p in params if p.dim() < 2], muon=False, base_lr=learning_rate,
                            weight_decay=0.0)]

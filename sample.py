@@ -4,6 +4,7 @@ $ python sample.py --out_dir=out-shakespeare-char --start="ROMEO:" --num_samples
 $ python sample.py --init_from=gpt2-xl --start="What is the answer to life, the universe, and everything?"
 --start is the prompt, or FILE:path to read it from a file.
 """
+import os
 import sys
 
 import torch
@@ -36,6 +37,13 @@ use_triton_cross_entropy = None
 compile = False
 # -----------------------------------------------------------------------------
 config = configure(globals())
+if top_k is not None and top_k < 1 or temperature < 0:
+    sys.exit(f"error: top_k={top_k!r} and temperature={temperature!r}: top_k at least 1 (or None), temperature at least 0")
+if start.startswith('FILE:'):
+    if not os.path.isfile(start[5:]):
+        sys.exit(f"error: start={start!r}: no such file")
+    with open(start[5:], 'r', encoding='utf-8') as f:
+        start = f.read()
 
 device, device_type, ptdtype, ctx = device_and_autocast(device, dtype)
 torch.manual_seed(seed)
@@ -60,12 +68,10 @@ model.eval().to(device)
 if compile:
     model = compile_model(model)
 
-if start.startswith('FILE:'):
-    with open(start[5:], 'r', encoding='utf-8') as f:
-        start = f.read()
-
-# the tokenizer: the dataset's character vocabulary if it has one, a pretrained folder's own, else GPT-2 BPE
-data_dir = train_config and dataset_dir(train_config['dataset'], train_config.get('data_root', 'data'))  # (older)
+# the tokenizer: the dataset's character vocabulary if it has one (a folder's meta.json, as export.py copies it),
+# a pretrained folder's own, else GPT-2 BPE
+data_dir = (dataset_dir(train_config['dataset'], train_config.get('data_root', 'data')) if train_config  # (older)
+            else init_from if os.path.isdir(init_from) else None)
 try:
     meta = data_dir and read_meta(data_dir)
 except ValueError as e:

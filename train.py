@@ -28,13 +28,13 @@ from kernels import choose
 from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
-from configurator import configure, command_line_keys, fail
+from configurator import configure, command_line_keys, fail, device_and_autocast
 from data.common import read_meta, check_tokens, dataset_dir
 
 # -----------------------------------------------------------------------------
 # default config values: GPT-2 (124M) on OpenWebText
 # I/O
-out_dir = 'out'
+out_dir = 'out'  # where checkpoints go (ckpt.pt, or FSDP's ckpt_sharded/)
 eval_interval = 2000  # evaluate (and checkpoint) every this many iterations
 log_interval = 1  # print the loss every this many iterations
 eval_iters = 200  # batches per split in an evaluation
@@ -54,7 +54,7 @@ block_size = 1024  # context length in tokens
 arch = 'gpt2'  # 'gpt2' or 'llama' (RMSNorm, rotary, SwiGLU, grouped-query attention)
 n_layer = 12  # transformer blocks
 n_head = 12  # attention heads
-n_kv_head = None  # llama: key/value heads (grouped-query attention); None = n_head
+n_kv_head = None  # key/value heads (grouped-query attention; not for a gpt2 going to Hugging Face); None = n_head
 n_embd = 768  # width of the residual stream
 dropout = 0.0  # for pretraining 0 is good, for finetuning try 0.1+
 bias = False  # gpt2: biases in Linears and LayerNorms
@@ -96,13 +96,15 @@ cuda_graph = True  # replay the whole step (micro-steps, clipping, AdamW, DDP's 
 seed = 1337  # the weights' init and the data order (and dropout) follow it
 # -----------------------------------------------------------------------------
 config = configure(globals())
+lowest = dict.fromkeys(('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'log_interval', 'eval_iters'), 1)
+lowest |= dict.fromkeys(('max_iters', 'grad_clip', 'skip_nonfinite'), 0)  # a negative grad_clip flips the gradients
+if bad := [f"{k}={config[k]!r} must be at least {low}" for k, low in lowest.items()
+           if not (isinstance(config[k], (int, float)) and config[k] >= low)]:
+    fail('; '.join(bad))
 
 # devices and DDP -------------------------------------------------------------
-if device == 'auto':
-    device = 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
-device_type = 'cuda' if 'cuda' in device else 'mps' if 'mps' in device else 'cpu'
-if device_type == 'cuda' and not torch.cuda.is_available():
-    fail(f"device={device} but CUDA is not available here; use --device=cpu")
+device, device_type, ptdtype, ctx = device_and_autocast(device, dtype)
+dtype = str(ptdtype).removeprefix('torch.')
 ddp = int(os.environ.get('RANK', -1)) != -1  # launched by torchrun?
 if ddp:
     dist.init_process_group(backend=backend if device_type == 'cuda' else 'gloo',
@@ -123,24 +125,17 @@ else:
     ddp_rank, ddp_world_size, master_process, control_group = 0, 1, True, None
 if not master_process:  # one copy of every log line
     sys.stdout = open(os.devnull, 'w')
-tokens_per_iter = gradient_accumulation_steps * ddp_world_size * batch_size * block_size
-print(f"tokens per iteration: {tokens_per_iter:,} ({ddp_world_size} rank(s) x {gradient_accumulation_steps} "
-      f"micro-steps x {batch_size} x {block_size})")
 if master_process:
     os.makedirs(out_dir, exist_ok=True)
 torch.manual_seed(seed + ddp_rank)
 torch.backends.cuda.matmul.allow_tf32 = True
 torch.backends.cudnn.allow_tf32 = True
 
-if dtype == 'auto':
-    dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
-ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}.get(dtype)
-if ptdtype is None:
-    fail(f"dtype must be 'auto', 'float32', 'bfloat16' or 'float16', got {dtype!r}")
-ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
 if optimizer not in ('adamw', 'muon'):
     fail(f"optimizer must be 'adamw' or 'muon', got {optimizer!r}")
 fsdp = ddp and parallelism == 'fsdp'  # one process: nothing to shard
+if parallelism == 'fsdp' and not ddp:
+    print("parallelism='fsdp': one process (no torchrun), so nothing is sharded")
 if refused := parallel.refusal(parallelism, fsdp, optimizer, ptdtype):
     fail(refused)
 if cuda_graph:  # what the recorded step cannot hold: another graph, a host sync
@@ -178,7 +173,7 @@ try:  # bad data, checkpoints and settings are refused here, not met as a crash 
     elif init_from != 'scratch':
         print(f"initialising from {init_from}")
         model_args, weights = hf.load(init_from, block_size)
-        if meta:
+        if meta and (read_meta(init_from) or {}).get('stoi') != meta['stoi']:  # (export.py copies a meta.json)
             raise ValueError(f"{init_from} reads its own vocabulary's tokens, not the characters of {meta['path']}")
     # no vocabulary file: GPT-2 BPE, padded to a multiple of 64
     model_args |= dict(dropout=dropout, vocab_size=model_args['vocab_size'] or (meta['vocab_size'] if meta else 50304))
@@ -193,6 +188,9 @@ except ValueError as e:
     fail(e)
 if meta:
     print(f"vocab_size = {gptconf.vocab_size} (from {meta['path']})")
+tokens_per_iter = gradient_accumulation_steps * ddp_world_size * batch_size * block_size
+print(f"tokens per iteration: {tokens_per_iter:,} ({ddp_world_size} rank(s) x {gradient_accumulation_steps} "
+      f"micro-steps x {batch_size} x {block_size})")
 
 def get_batch(split, name):
     """The batch called `name` ('<iter> <micro-step>', 'eval <k>') of a split, at offsets that depend on (seed, split,
@@ -286,7 +284,7 @@ def estimate_loss():
 def get_lr(it):
     if it < warmup_iters:
         return learning_rate * (it + 1) / (warmup_iters + 1)
-    if it > lr_decay_iters:
+    if it >= lr_decay_iters:  # the cosine's end (nanoGPT's >, which divides 0 by 0 where it equals warmup_iters)
         return min_lr
     decay_ratio = (it - warmup_iters) / (lr_decay_iters - warmup_iters)
     return min_lr + 0.5 * (1.0 + math.cos(math.pi * decay_ratio)) * (learning_rate - min_lr)

@@ -52,9 +52,13 @@ def resolve(setting, config, device_type, overrides=None, measured=None):
     if setting not in BACKENDS:
         raise ValueError(f"kernels must be one of {BACKENDS}, got {setting!r}")
     overrides = {name: v for name, v in (overrides or {}).items() if v is not None}
+    if bad := sorted(f"use_triton_{name}={v!r}" for name, v in overrides.items() if not isinstance(v, bool)):
+        raise ValueError(f"{', '.join(bad)}: each override is True, False or None")
     if set(overrides) - set(OVERRIDES):
         raise ValueError(f"unknown kernel overrides {sorted(set(overrides) - set(OVERRIDES))}: "
                          f"the ops are {tuple(OVERRIDES)}")
+    if absent := sorted(n for n in overrides if not set(OVERRIDES[n]) & set(ARCH_OPS[config.arch])):
+        raise ValueError(f"{', '.join(f'use_triton_{n}' for n in absent)}: arch={config.arch!r} has no such op")
     reason = why_not_triton_on(device_type)
     impl = {}
     for op in ARCH_OPS[config.arch]:

@@ -107,7 +107,7 @@ def fp8_refusal(weights, dtype):
     once, on a 16 x 16 product)."""
     if not weights:
         return ("the fp8 products read the copies AdamW keeps, and this run keeps none (they need bf16 or fp16 "
-                "autocast, Triton's AdamW and recompute='none')")
+                "autocast, Triton's AdamW (a GPU, or TRITON_INTERPRET=1), recompute='none', neither Muon nor FSDP)")
     if any(w.shape[0] % 16 or w.shape[1] % 16 for w in weights):
         return "the fp8 products need widths that are multiples of 16"
     scale = torch.ones(16, 1, device=weights[0].device)

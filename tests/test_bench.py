@@ -54,6 +54,13 @@ def test_end_to_end_table_and_json(tmp_path):
     assert r['losses_agree'] is True
 
 
+def test_a_grouped_query_llama_shrinks_to_the_cpus_model(tmp_path):
+    """The CPU's small model has 4 heads: the asked key/value heads become a divisor of them, not a refusal."""
+    out = bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', '--arch=llama', '--n_head=16', '--n_kv_head=8',
+                '--variants=kernels eager')
+    assert "Training step, llama 2L 64d" in out, out
+
+
 def test_sustained_steps_add_their_table(tmp_path):
     out = bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', '--sustained_steps=4')
     assert "Sustained: 4 steps back to back after 2 more" in out
@@ -79,11 +86,15 @@ def test_variants_runs_only_those_asked(tmp_path):
     assert r['train_step']['kernels eager']['vs_baseline_eager'] is None
 
 
-def test_unknown_variant_and_fp8_without_copies_are_one_line_errors(tmp_path):
+def test_unknown_variant_and_other_settings_it_cannot_take_are_one_line_errors(tmp_path):
     p = bench_run(tmp_path, '--variants=kernel eager', check=False)
     assert p.returncode != 0 and 'Traceback' not in p.stderr, p.stderr
     assert p.stderr.strip() == ("error: variants ['kernel eager'] are not among ['baseline eager', 'kernels eager'] "
                                 "(no compiled or graphed variants without CUDA)")
+    for args, error in ((['--kernels', '--kernel_ops=layer_norm,nope'], "error: kernel_ops ['nope'] are not among"),
+                        (['--timed_steps=0'], "error: timed_steps=0 must be at least 1")):
+        p = bench_run(tmp_path, *args, check=False)
+        assert p.returncode != 0 and p.stderr.strip().startswith(error), p.stderr
     # fp8 reads the copies AdamW keeps, and here (fp32, PyTorch's AdamW) there are none
     p = bench_run(tmp_path, '--fp8=True', '--variants=kernels eager', check=False)
     assert p.returncode != 0 and p.stderr.strip().startswith("error: fp8=True: the fp8 products read the copies AdamW "

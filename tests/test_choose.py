@@ -162,6 +162,10 @@ def test_the_users_overrides_win_and_are_not_measured(monkeypatch, capsys):
         rms_norm='torch', rotary='triton', swiglu='triton', attention='triton', cross_entropy='triton',
         optimizer='triton')
     assert "  swiglu: triton (GPU time per call: Triton 1.000 ms, PyTorch 2.000 ms)" in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"use_triton_attention='off': each override is True, False or None"):
+        choose.resolve('auto', cfg, 'cuda', dict(attention='off'), measured)  # a text would be True
+    with pytest.raises(ValueError, match=r"use_triton_layer_norm: arch='llama' has no such op"):
+        choose.resolve('auto', cfg, 'cuda', dict(layer_norm=True), measured)  # not silently ignored
     # sampling: forward only, and no loss to measure
     measured, timings = choose.measure(cfg, 1, torch.float32, 'cpu', False, backward=False, cache_path=None)
     assert set(timings) == {'rms_norm', 'rotary', 'swiglu', 'attention'} and {b for _, b in calls[3:]} == {False}

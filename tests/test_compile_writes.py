@@ -3,7 +3,8 @@ Under torch.compile, Inductor clones every tensor a user Triton kernel writes (b
 analysis of the kernel's TTIR) and copies it back after the launch. An input taken for
 an output costs two extra passes over it per call: the GELU kernels once read x through
 a helper that also made the store's address, and Inductor took x for written (its
-copies took about twice the kernels' time at GPT-2's MLP shape: docs/perf-notes.md). Each kernel must be seen to write its outputs and nothing else.
+copies took about twice the kernels' time at GPT-2's MLP shape: docs/perf-notes.md).
+Each kernel must be seen to write its outputs and nothing else.
 """
 import os
 import sys

@@ -15,7 +15,7 @@ from configurator import configure, fail
 
 def defaults():
     return dict(out_dir='out', wandb_run_name='gpt2', max_iters=100, learning_rate=6e-4,
-                compile=True, n_kv_head=None, _private=1, os=os, configure=configure)
+                compile=True, n_kv_head=None, _private=1, MAX_WIDTH=4096, os=os, configure=configure)
 
 
 def fails(capsys, argv, g=None):
@@ -80,9 +80,10 @@ def test_wrong_types_refused(capsys, arg, expected):
 
 @pytest.mark.parametrize('raw, value', [('True', True), ('False', False), ('true', True), ('false', False)])
 def test_bool_parsing(raw, value):
+    """For bool keys, and for keys whose default is None (use_triton_<op>: a text 'false' would count as True)."""
     g = defaults()
-    configure(g, [f'--compile={raw}'])
-    assert g['compile'] is value
+    configure(g, [f'--compile={raw}', f'--n_kv_head={raw}'])
+    assert g['compile'] is value and g['n_kv_head'] is value
 
 
 @pytest.mark.parametrize('raw, value', [

@@ -106,6 +106,21 @@ def test_openwebtext_local_folder(tmp_path):
     assert len(np.flatnonzero(val == enc.eot_token)) >= 1
 
 
+def test_openwebtext_local_file_of_paragraphs(tmp_path):
+    """One text file: its blank-line separated paragraphs are the documents, each ended by EOT."""
+    pytest.importorskip('datasets', reason="requirements.txt's datasets is not installed here")
+    docs = [f"Paragraph {k}:\n" + "a line of it, caf\u00e9 and all\n" * k for k in (1, 2, 3)]
+    (tmp_path / "input.txt").write_text("\n".join(docs), encoding="utf-8")  # docs end in \n: blank lines between
+    r = run_prepare("openwebtext", "--input", tmp_path / "input.txt", "--out_dir", tmp_path / "out", "--num_proc", 1,
+                    tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    enc = gpt2_encoding()
+    ids = np.concatenate(load_splits(tmp_path / "out"))
+    assert (ids == enc.eot_token).sum() == len(docs)
+    found = enc.decode(ids.tolist()).split('<|endoftext|>')  # each document, then '' after the last one's EOT
+    assert found[-1] == '' and sorted(d.strip() for d in found[:-1]) == sorted(d.strip() for d in docs)
+
+
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_missing_input_is_a_clean_error(name, tmp_path):
     if name == "openwebtext":

@@ -175,6 +175,13 @@ def test_export_round_trip(arch, data_root, tmp_path):
         '--device=cpu', '--max_iters=3', '--eval_interval=3')
     p = run('export.py', f'--out_dir={out}', f'--hf_dir={folder}')
     assert 'character-level' in p.stdout and os.path.exists(folder / 'meta.json'), p.stdout
+    assert 'bos_token_id' not in json.loads((folder / 'config.json').read_text())  # GPT-2 BPE's 50256 is no char
+    # the folder samples and trains here again, its characters read from the meta.json export.py copied
+    p = run('sample.py', f'--init_from={folder}', '--device=cpu', '--num_samples=1', '--max_new_tokens=5',
+            '--start=ROMEO:')
+    assert f"loading the vocabulary from {folder / 'meta.json'}" in p.stdout and 'ROMEO:' in p.stdout, p.stdout
+    run('train.py', *TINY, f'--arch={arch}', f'--init_from={folder}', f'--dataset={data_root}/shakespeare_char',
+        f'--out_dir={tmp_path / "again"}', '--device=cpu', '--max_iters=1', '--eval_interval=1')
     reference = AutoModelForCausalLM.from_pretrained(folder).float().eval()
     ckpt = checkpoint.load(out / 'ckpt.pt', 'cpu')
     model = GPT(GPTConfig(**ckpt['model_args'])).eval()
@@ -271,6 +278,33 @@ def test_what_cannot_load_is_a_one_line_error(tmp_path):
                'rope scaling')
     user_error(run('sample.py', f'--init_from={tmp_path / "mismatch"}', '--device=cpu', check=False),
                'does not fit the model', 'has shape')
+    with pytest.raises(ValueError, match="GPT2LMHeadModel has no grouped-query attention"):  # and none goes out
+        hf.save(GPT(GPTConfig(n_layer=1, n_head=4, n_kv_head=2, n_embd=32, block_size=8, vocab_size=64)),
+                tmp_path / 'gqa', gpt2_bpe=False)
+
+
+def test_hellaswag_cuts_long_rows_from_the_left_and_refuses_bad_examples(tmp_path):
+    """Context and ending longer than block_size: the row is their last block_size tokens (as sampling crops), and
+    the ending's losses are those of its tokens left in the row, each after a token before it. An example without
+    four endings, or with a label not among them, is refused when the file is read."""
+    import torch.nn.functional as F
+    import hellaswag as hs
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(n_layer=1, n_head=2, n_embd=32, block_size=8, vocab_size=64)).eval()
+    encode = lambda text: [ord(ch) % 64 for ch in text]
+    ctx, endings = "abcdefghij", ["klm", "n", "opqrstuvwxyz", "st"]
+    with torch.no_grad():
+        summed, mean = hs.ending_losses(model, [(ctx, endings, 0)], encode, 'cpu')
+        for j, ending in enumerate(endings):
+            e = encode(' ' + ending)
+            row = torch.tensor([(encode(ctx) + e)[-8:]])
+            losses = F.cross_entropy(model(row, all_logits=True)[0][0, :-1], row[0, 1:], reduction='none')
+            losses = losses[-min(len(e), 7):]  # the ending's tokens that follow another token of the row
+            assert torch.allclose(summed[0, j], losses.sum()) and torch.allclose(mean[0, j], losses.mean())
+    for bad in (dict(ctx="a", endings=["b", "c", "d"], label=0), dict(ctx="a", endings=["b", "c", "d", "e"], label=4)):
+        (tmp_path / 'bad.jsonl').write_text(json.dumps(bad) + '\n')
+        with pytest.raises(ValueError, match="example 1: .* HellaSwag's have four and the label of one"):
+            hs.read(str(tmp_path / 'bad.jsonl'))
 
 
 def test_hellaswag_scores_as_a_direct_computation(tmp_path):

@@ -144,9 +144,11 @@ def test_training_loss_falls_and_checkpoints(trained, device):
 @pytest.mark.xdist_group('trained')
 def test_resume_continues_at_the_saved_iteration(trained, data_root, device):
     out_dir, stdout = trained
-    p = run('train.py', *TINY, f'--dataset={data_root}/shakespeare_char', f'--out_dir={out_dir}', f'--device={device}',
+    args = [a for a in TINY if a != '--block_size=64']  # the config file's 256: the checkpoint's 64 rules
+    p = run('train.py', *args, f'--dataset={data_root}/shakespeare_char', f'--out_dir={out_dir}', f'--device={device}',
             '--max_iters=80', '--lr_decay_iters=80', '--eval_interval=30', '--init_from=resume')
     assert "resumed at iter 61" in p.stdout  # the run's last state, saved as it ended
+    assert "tokens per iteration: 512 (1 rank(s) x 1 micro-steps x 8 x 64)" in p.stdout, p.stdout
     losses = iter_losses(p.stdout)
     assert sorted(losses) == [70, 80], p.stdout
     assert losses[70] < iter_losses(stdout)[0] - 0.8  # the trained weights, not a fresh model
@@ -461,5 +463,18 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
                "kernels='triton' cannot run")
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--fp8=True', check=False),  # fp32: no copies
                "fp8=True: the fp8 products read the copies AdamW keeps, and this run keeps none")
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--batch_size=0', '--grad_clip=-1', check=False),
+               "batch_size=0 must be at least 1; grad_clip=-1.0 must be at least 0")  # -1 would flip the gradients
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--arch=llama', '--n_kv_head=3', check=False),
+               "n_kv_head a divisor of n_head")
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--device=gpu', check=False), "device must be")
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--device=mps', check=False),
+               "device=mps but MPS is not available here")
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--use_triton_mlp=off', check=False),
+               "use_triton_mlp='off': each override is True, False or None")
+    run('train.py', *base, f'--out_dir={tmp_path}/lr', '--warmup_iters=0', '--lr_decay_iters=0')  # no 0 / 0
     user_error(run('sample.py', f'--out_dir={tmp_path}/empty', check=False), 'no checkpoint at')
+    user_error(run('sample.py', f'--out_dir={out_dir}', '--start=FILE:nowhere.txt', check=False), 'no such file')
+    user_error(run('sample.py', f'--out_dir={out_dir}', '--top_k=0', check=False), 'top_k at least 1')
+    user_error(run('sample.py', f'--out_dir={out_dir}', '--device=mps', check=False), 'MPS is not available')
     user_error(run('sample.py', f'--out_dir={out_dir}', '--start=\u263a', '--device=cpu', check=False), 'vocabulary')

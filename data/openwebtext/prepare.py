@@ -18,8 +18,9 @@ from data.common import gpt2_encoding
 
 here = os.path.dirname(os.path.abspath(__file__))
 parser = argparse.ArgumentParser(description="Tokenise OpenWebText (or local .txt documents) with GPT-2 BPE.")
-parser.add_argument("--input", help="local text file, or folder of .txt files, one document per file "
-                                    "(default: download openwebtext from the Hugging Face Hub)")
+parser.add_argument("--input", help="a local text file, its paragraphs (blank-line separated) the documents, or a "
+                                    "folder of .txt files, one document each (default: download openwebtext from "
+                                    "the Hugging Face Hub)")
 parser.add_argument("--out_dir", default=here, help="where train.bin/val.bin go (default: %(default)s)")
 parser.add_argument("--num_proc", type=int, default=max(1, os.cpu_count() // 2), help="worker processes")
 parser.add_argument("--test_size", type=float, default=0.0005, help="fraction of documents held out for val")
@@ -34,16 +35,17 @@ if args.input is None:
         sys.exit(f"error: {e}; pass --input with local .txt files instead")
 else:
     if os.path.isdir(args.input):
-        files = sorted(glob.glob(os.path.join(args.input, "*.txt")))
+        files, sample_by = sorted(glob.glob(os.path.join(args.input, "*.txt"))), "document"
         if not files:
             sys.exit(f"error: no .txt files in {args.input}")
     elif os.path.isfile(args.input):
-        files = [args.input]
+        files, sample_by = [args.input], "paragraph"
     else:
         sys.exit(f"error: input not found: {args.input}")
-    dataset = load_dataset("text", data_files=files, sample_by="document")["train"]
+    dataset = load_dataset("text", data_files=files, sample_by=sample_by)["train"]
 if len(dataset) < 2:
-    sys.exit(f"error: need at least 2 documents (one per .txt file) to split into train and val, got {len(dataset)}")
+    sys.exit(f"error: need at least 2 documents (a folder's .txt files, or a file's paragraphs) to split into train "
+             f"and val, got {len(dataset)}")
 
 # a float test_size is rounded up to whole documents, so even a tiny corpus gets one val document
 split_dataset = dataset.train_test_split(test_size=args.test_size, seed=2357, shuffle=True)
