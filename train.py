@@ -181,7 +181,8 @@ try:  # bad data, checkpoints and settings are refused here, not met as a crash 
     for split in ('train', 'val'):
         check_tokens(os.path.join(data_dir, f'{split}.bin'), gptconf.vocab_size, block_size,
                      f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json",
-                     f"python data/{os.path.basename(os.path.normpath(dataset))}/prepare.py")
+                     f"python data/{dataset}/prepare.py" if os.sep not in dataset  # a name under data/
+                     else f"python data/<its kind>/prepare.py --out_dir={data_dir}")
     if hellaswag is not None:  # read (or downloaded) now: a bad file is refused here, not at the first eval
         hellaswag_examples, hellaswag_encode = hs.read(hellaswag), hs.encoder(init_from, gptconf.vocab_size)
 except ValueError as e:
@@ -234,6 +235,9 @@ except ValueError as e:
 if ckpt is not None:
     iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
     print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
+    if changed := [f"{k}={ckpt['config'].get(k, False)} before" for k in ('fp8', 'autocast_residual')
+                   if ckpt['config'].get(k, False) != config[k]]:  # the math changes here (nanoGPT's have neither)
+        print(f"note: this run has other math than the one it resumes ({', '.join(changed)})")
 scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
 print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulation_steps * ddp_world_size, ptdtype))
 saved_at, saved_to = (iter_num, resume_path) if init_from == 'resume' else (None, None)  # the last good checkpoint

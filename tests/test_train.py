@@ -146,8 +146,10 @@ def test_resume_continues_at_the_saved_iteration(trained, data_root, device):
     out_dir, stdout = trained
     args = [a for a in TINY if a != '--block_size=64']  # the config file's 256: the checkpoint's 64 rules
     p = run('train.py', *args, f'--dataset={data_root}/shakespeare_char', f'--out_dir={out_dir}', f'--device={device}',
-            '--max_iters=80', '--lr_decay_iters=80', '--eval_interval=30', '--init_from=resume')
+            '--max_iters=80', '--lr_decay_iters=80', '--eval_interval=30', '--init_from=resume',
+            '--autocast_residual=True')  # (in fp32 the same math; another recipe's key is said)
     assert "resumed at iter 61" in p.stdout  # the run's last state, saved as it ended
+    assert "note: this run has other math than the one it resumes (autocast_residual=False before)" in p.stdout
     assert "tokens per iteration: 512 (1 rank(s) x 1 micro-steps x 8 x 64)" in p.stdout, p.stdout
     losses = iter_losses(p.stdout)
     assert sorted(losses) == [70, 80], p.stdout
@@ -439,6 +441,8 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
     base = [*TINY, f'--dataset={data_root}/shakespeare_char', '--device=cpu', '--max_iters=1']
     user_error(run('train.py', *base, '--dataset=nope', f'--out_dir={tmp_path}', check=False),
                'nope/train.bin not found', 'python data/nope/prepare.py')
+    user_error(run('train.py', *base, f'--dataset={tmp_path}/nope', f'--out_dir={tmp_path}', check=False),
+               f'python data/<its kind>/prepare.py --out_dir={tmp_path}/nope')  # a path: its own folder
     user_error(run('train.py', *base, f'--out_dir={tmp_path}/empty', '--init_from=resume', check=False),
                'no checkpoint at', "init_from='scratch'")
     user_error(run('train.py', *base, f'--out_dir={out_dir}', '--init_from=resume', '--n_layer=3', check=False),
