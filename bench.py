@@ -19,7 +19,6 @@ $ python bench.py --startup              # time to first step: train.py config/t
 Without CUDA it says so and runs what it can on the CPU (eager, a small model).
 """
 import gc
-import math
 import os
 import contextlib
 import importlib.util
@@ -38,7 +37,7 @@ from kernels.backend import cublas_without_workspace, gpu_peak_flops
 from kernels.choose import time_ms
 from model import GPTConfig, GPT, RECOMPUTE, compile_model
 from step_graph import StepGraph
-from configurator import configure
+from configurator import configure, fail, device_and_autocast
 import bench_kernels
 import bench_memory
 import bench_startup
@@ -93,13 +92,16 @@ steps = not (kernels or profile or optim or tune or memory or startup) if steps 
 cuda = torch.cuda.is_available()
 device = 'cuda' if cuda else 'cpu'
 workspace_config = os.environ.get('CUBLAS_WORKSPACE_CONFIG') if cuda else None  # the user's: every variant runs with it
+if timed_steps < 1 or warmup_steps < 0:
+    fail(f"timed_steps={timed_steps} and warmup_steps={warmup_steps}: at least 1 and 0")
 if not cuda:
-    print("no CUDA here: a small model on the CPU whatever the settings (2 layers, 4 heads, 64 wide, batch 4 x 64, "
-          "fp32), eager only; its times are not GPU times, and its ratios say nothing of a GPU's")
+    n_kv_head = n_kv_head and max(1, 4 * n_kv_head // n_head)  # the asked grouping of heads, in 4 heads
     batch_size, block_size, vocab_size, n_layer, n_head, n_embd, dtype = 4, 64, 512, 2, 4, 64, 'float32'
-    n_kv_head = n_kv_head and math.gcd(n_kv_head, n_head)  # grouped-query attention kept where asked for
+    print(f"no CUDA here: a small model on the CPU whatever the settings (2 layers, 4 heads, {n_kv_head or 4} of "
+          f"keys and values, 64 wide, batch 4 x 64, fp32), eager only; its times are not GPU times, and its ratios "
+          f"say nothing of a GPU's")
     warmup_steps, timed_steps = min(warmup_steps, 2), min(timed_steps, 5)
-ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+ptdtype = device_and_autocast(device, dtype)[2]  # the dtype key checked as the other scripts check it
 gpu_name, peak_flops = gpu_peak_flops(device)
 torch.backends.cuda.matmul.allow_tf32 = True
 os.makedirs(bench_dir, exist_ok=True)
@@ -111,9 +113,9 @@ print(f"device: {gpu_name}, torch {header['torch']}, triton {header['triton'] or
       + (f", CUBLAS_WORKSPACE_CONFIG={workspace_config}" if workspace_config else '')
       + (f", GELU's {gelu_approximate} form in every variant" if gelu_approximate != 'none' else ''))
 if nanogpt and gelu_approximate != 'none':
-    raise SystemExit("error: nanoGPT's own model has the exact GELU: gelu_approximate='none' with nanogpt")
+    fail("nanoGPT's own model has the exact GELU: gelu_approximate='none' with nanogpt")
 if fp8 and (recompute != 'none' or optim):  # the fp8 products read the copies AdamW keeps (model.py)
-    raise SystemExit("error: fp8=True reads the copies AdamW keeps: not with recompute, nor with --optim's other steps")
+    fail("fp8=True reads the copies AdamW keeps: not with recompute, nor with --optim's other steps")
 
 def sync():
     if cuda:
@@ -142,7 +144,7 @@ try:
                         n_kv_head=n_kv_head, n_embd=n_embd, bias=bias, arch=arch, dropout=0.0,
                         gelu_approximate=gelu_approximate)
 except ValueError as e:
-    raise SystemExit(f"error: {e}")
+    fail(e)
 torch.manual_seed(seed)
 data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, block_size), device=device)  # per step
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
@@ -154,10 +156,8 @@ ALL_VARIANTS = ([f"nanogpt {c}" for c in (['eager', 'compiled'] if cuda else ['e
     for k in ('baseline', 'kernels')]
 VARIANTS = [v for v in ALL_VARIANTS if not v.startswith('baseline') or not v.endswith('graphed')]  # run by default
 MAIN = 'kernels compiled' if cuda else 'kernels eager'  # the variant of the optimizer table
-if timed_steps < 1:
-    raise SystemExit(f"error: timed_steps={timed_steps} must be at least 1")
 if memory and cuda and memory_variant not in ALL_VARIANTS:
-    raise SystemExit(f"error: memory_variant {memory_variant!r} is not among {ALL_VARIANTS}")
+    fail(f"memory_variant {memory_variant!r} is not among {ALL_VARIANTS}")
 
 def nanogpt_model():
     """nanoGPT's own GPT (its model.py at `nanogpt`, unmodified) with this run's config and seed, dressed
@@ -192,8 +192,11 @@ def build(variant):
         measured, timings = (choose.measure(gptconf, batch_size, ptdtype, device, compiled, recompute, overrides)
                              if cuda else (None, None))
         torch.manual_seed(seed)
-        model = GPT(gptconf, choose.resolve('auto', gptconf, device, overrides, measured), recompute=recompute,
-                    autocast_residual=autocast_residual, fp8=fp8).to(device)
+        try:
+            impl = choose.resolve('auto', gptconf, device, overrides, measured)
+        except ValueError as e:
+            fail(e)
+        model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual, fp8=fp8).to(device)
         model.kernel_timings = timings
     if not compiled:
         return model, model
@@ -254,7 +257,7 @@ def make_optimizer(model, muon=None, step=None):
     try:
         return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=muon, matmul_dtype=ptdtype)
     except ValueError as e:  # a setting this step cannot take (fp8 without AdamW's copies): one line, as train.py's
-        raise SystemExit(f"error: {e}")
+        fail(e)
 
 results = dict(header, config=config)
 
@@ -263,12 +266,12 @@ if steps:
     runs = {}
     asked = [v.strip() for v in variants.split(',')] if variants else VARIANTS
     if set(asked) - set(ALL_VARIANTS):
-        raise SystemExit(f"error: variants {sorted(set(asked) - set(ALL_VARIANTS))} are not among {ALL_VARIANTS}"
+        fail(f"variants {sorted(set(asked) - set(ALL_VARIANTS))} are not among {ALL_VARIANTS}"
                          + ('' if cuda else ' (no compiled or graphed variants without CUDA)'))
     if recompute not in RECOMPUTE:
-        raise SystemExit(f"error: recompute must be one of {RECOMPUTE}, got {recompute!r}")
+        fail(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
     if nanogpt and (arch != 'gpt2' or not os.path.isfile(nanogpt)):
-        raise SystemExit(f"error: nanogpt={nanogpt!r}: "
+        fail(f"nanogpt={nanogpt!r}: "
                          + ("nanoGPT's model is GPT-2 only" if arch != 'gpt2' else "no such file"))
     chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):

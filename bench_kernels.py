@@ -32,6 +32,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import kernels
 from kernels.choose import time_ms, graph_ms, peak_mib
+from configurator import fail
 from kernels.rotary import rotary_tables
 from kernels.linear_cross_entropy import model_chunk_bytes
 from kernels.rowwise_fp8 import MAX_WIDTH as FP8_MAX_WIDTH
@@ -143,7 +144,7 @@ def chosen_cases(sizes, dtype, device, only_ops=''):
     cases = model_and_sweep_cases(*sizes, dtype, device)
     ops = dict.fromkeys(c.op for c in cases)
     if unknown := [op for op in only_ops.split(',') if op and op not in ops]:
-        raise SystemExit(f"error: kernel_ops {unknown} are not among {list(ops)}")
+        fail(f"kernel_ops {unknown} are not among {list(ops)}")
     return [c for c in cases if not only_ops or c.op in only_ops.split(',')]
 
 

@@ -56,9 +56,8 @@ def _checked(name, value, default):
 
 def _parse(raw, default):
     """The value of --key=raw: a Python literal, else the raw text. None is None for every
-    key, str keys included (--wandb_run_name=None; --x="'None'" is the text); true and false
-    are bools for bool keys and for keys whose default is None (--use_triton_attention=false)."""
-    if (default is None or isinstance(default, bool)) and raw in ('true', 'false'):
+    key, str keys included (--wandb_run_name=None; --x="'None'" is the text)."""
+    if isinstance(default, bool) and raw in ('true', 'false'):
         return raw == 'true'
     if raw == 'None':
         return None
@@ -132,16 +131,26 @@ def configure(g, argv=None, skip_unknown_in_files=False):
 def device_and_autocast(device, dtype):
     """The device and dtype keys resolved, or refused in one line where they cannot run here: 'auto' is the GPU
     where there is one (else Apple's, else the CPU), and bf16 there (fp16 where bf16 is not supported), fp32
-    elsewhere. Returns (device, its type, the dtype, the autocast context)."""
+    elsewhere; under torchrun a CUDA device is the rank's own GPU (LOCAL_RANK). A CUDA device is made current before
+    anything else touches CUDA. Returns (device, its type, the dtype, the autocast context)."""
     if device == 'auto':
         device = 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
-    device_type = str(device).split(':')[0]
-    present = {'cuda': torch.cuda.is_available, 'mps': torch.backends.mps.is_available, 'cpu': lambda: True}
-    if device_type not in present:
+    if str(device).startswith('cuda') and 'LOCAL_RANK' in os.environ:  # as nanoGPT: whatever index was asked
+        device = f"cuda:{os.environ['LOCAL_RANK']}"
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError):
+        parsed = None
+    present = {'cuda': torch.cuda.device_count, 'mps': lambda: int(torch.backends.mps.is_available()),
+               'cpu': lambda: 1}  # how many devices of each type
+    if parsed is None or parsed.type not in present:
         fail(f"device must be 'auto', 'cpu', 'cuda', 'cuda:<index>' or 'mps', got {device!r}")
-    if not present[device_type]():
-        fail(f"device={device} but {'CUDA' if device_type == 'cuda' else 'MPS'} is not available here; "
+    if (parsed.index or 0) >= present[parsed.type]():
+        fail(f"device={device} but this machine has {present[parsed.type]()} {parsed.type.upper()} device(s); "
              f"use --device=cpu")
+    device_type = parsed.type
+    if device_type == 'cuda':
+        torch.cuda.set_device(parsed)
     if dtype == 'auto':
         dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
     ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}.get(dtype)

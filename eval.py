@@ -4,12 +4,10 @@ says: acc (summed ending loss) and acc_norm (mean).
 $ python eval.py --init_from=gpt2                       # the file downloaded into data/hellaswag/ when there is none
 $ python eval.py --out_dir=out --hellaswag=path/to/hellaswag_val.jsonl
 """
-import sys
-
 import checkpoint
 import hellaswag as hs
 from model import GPTConfig, GPT
-from configurator import configure, device_and_autocast
+from configurator import configure, device_and_autocast, fail
 
 # -----------------------------------------------------------------------------
 init_from = 'resume'  # 'resume' (out_dir's checkpoint), 'gpt2'..'gpt2-xl' or a Hugging Face folder
@@ -21,8 +19,8 @@ dtype = 'auto'  # 'auto', 'float32', 'bfloat16', 'float16'
 # -----------------------------------------------------------------------------
 config = configure(globals())
 
-if examples_per_forward < 1:
-    sys.exit(f"error: examples_per_forward={examples_per_forward} must be at least 1")
+if not (isinstance(examples_per_forward, int) and examples_per_forward >= 1):
+    fail(f"examples_per_forward={examples_per_forward!r} must be at least 1")
 device, _, _, ctx = device_and_autocast(device, dtype)
 try:
     model_args, weights, _ = checkpoint.weights(init_from, out_dir, device)
@@ -31,6 +29,6 @@ try:
                                              else init_from))
     examples, encode = hs.read(hellaswag), hs.encoder(init_from, model.config.vocab_size)
 except ValueError as e:
-    sys.exit(f"error: {e}")
+    fail(e)
 model.eval().to(device)
 print(hs.summary(hs.right_answers(model, examples, encode, device, ctx, examples_per_forward), len(examples)))

@@ -15,7 +15,7 @@ import torch
 import checkpoint
 import hf
 from model import GPTConfig, GPT
-from configurator import configure
+from configurator import configure, fail
 from data.common import read_meta, dataset_dir, GPT2_VOCAB_SIZE
 
 # -----------------------------------------------------------------------------
@@ -33,7 +33,7 @@ try:
     if hf_dir:
         hf.save(model, hf_dir, gpt2_bpe=meta is None and model.config.vocab_size >= GPT2_VOCAB_SIZE)
 except ValueError as e:
-    sys.exit(f"error: {e}")
+    fail(e)
 if whole_ckpt:  # the optimizer the run made, its state read into it whole (checkpoint.restore reshards)
     run = ckpt['config']
     optimizer = model.configure_optimizers(run['weight_decay'], run['learning_rate'], (run['beta1'], run['beta2']),

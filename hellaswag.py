@@ -25,9 +25,9 @@ def read(path):
         path = VALIDATION
         if not os.path.exists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            try:  # whole or not at all: a cut download is not read as the set
-                urllib.request.urlretrieve(URL, path + '.tmp')
-                os.replace(path + '.tmp', path)
+            try:  # whole or not at all (a cut download is not read as the set), each rank to a file of its own
+                urllib.request.urlretrieve(URL, f"{path}.{os.getpid()}.tmp")
+                os.replace(f"{path}.{os.getpid()}.tmp", path)
             except OSError as e:
                 raise ValueError(f"could not download {URL} ({e}); pass a local file with --hellaswag=PATH")
     try:

@@ -158,15 +158,17 @@ def hf_from_ours(model):
     cfg, sd = model.config, {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
     tie = cfg.tie_embeddings
     if cfg.arch == 'gpt2' and (cfg.n_kv_head or cfg.n_head) != cfg.n_head:
-        raise ValueError(f"n_kv_head={cfg.n_kv_head}: GPT2LMHeadModel has no grouped-query attention (arch='llama' has)")
+        raise ValueError(f"n_kv_head={cfg.n_kv_head}: GPT2LMHeadModel has no grouped-query attention "
+                         f"(arch='llama' has)")
+    # GPT-2 BPE's <|endoftext|> begins and ends a text; another vocabulary's are not known here: None, written out
+    # (GPT2Config's defaults would be 50256, LlamaConfig's 1 and 2)
+    eot = GPT2_EOT if cfg.vocab_size > GPT2_EOT else None
     if cfg.arch == 'gpt2':
         config = dict(architectures=['GPT2LMHeadModel'], model_type='gpt2', n_layer=cfg.n_layer, n_head=cfg.n_head,
                       n_embd=cfg.n_embd, n_positions=cfg.block_size, n_ctx=cfg.block_size, vocab_size=cfg.vocab_size,
                       n_inner=cfg.mlp_hidden, layer_norm_epsilon=cfg.norm_eps, tie_word_embeddings=tie,
                       activation_function={'tanh': 'gelu_new', 'none': 'gelu'}[cfg.gelu_approximate],
                       resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
-        if cfg.vocab_size > GPT2_EOT:  # GPT-2 BPE's <|endoftext|> begins and ends; a character vocabulary has none
-            config |= dict(bos_token_id=GPT2_EOT, eos_token_id=GPT2_EOT)
         tensors = {k: (v.t() if k.endswith(CONV1D) else v) for k, v in sd.items() if k.startswith('transformer.')}
         if not cfg.bias:  # GPT2LMHeadModel has biases: zeros compute what none do
             tensors |= {k[:-len('weight')] + 'bias': torch.zeros(v.shape[-1] if k.endswith(CONV1D) else v.shape[0])
@@ -190,7 +192,7 @@ def hf_from_ours(model):
             tensors |= dict(zip((hf + k for k in GATE_UP), sd[ours + 'mlp.c_fc.weight'].chunk(2)))
         if not tie:
             tensors['lm_head.weight'] = sd['lm_head.weight']
-    return config, {k: v.contiguous() for k, v in tensors.items()}
+    return config | dict(bos_token_id=eot, eos_token_id=eot), {k: v.contiguous() for k, v in tensors.items()}
 
 
 def save(model, folder, gpt2_bpe):

@@ -5,14 +5,13 @@ $ python sample.py --init_from=gpt2-xl --start="What is the answer to life, the 
 --start is the prompt, or FILE:path to read it from a file.
 """
 import os
-import sys
 
 import torch
 
 import checkpoint
 from kernels import choose
 from model import GPTConfig, GPT, compile_model
-from configurator import configure, device_and_autocast
+from configurator import configure, device_and_autocast, fail
 from data.common import read_meta, dataset_dir, subword_tokenizer
 
 # -----------------------------------------------------------------------------
@@ -37,11 +36,12 @@ use_triton_cross_entropy = None
 compile = False
 # -----------------------------------------------------------------------------
 config = configure(globals())
-if top_k is not None and top_k < 1 or temperature < 0:
-    sys.exit(f"error: top_k={top_k!r} and temperature={temperature!r}: top_k at least 1 (or None), temperature at least 0")
+if not (top_k is None or isinstance(top_k, int) and top_k >= 1) or not (isinstance(temperature, (int, float))
+                                                                         and temperature >= 0):
+    fail(f"top_k={top_k!r}, temperature={temperature!r}: top_k at least 1 (or None), temperature at least 0")
 if start.startswith('FILE:'):
     if not os.path.isfile(start[5:]):
-        sys.exit(f"error: start={start!r}: no such file")
+        fail(f"start={start!r}: no such file")
     with open(start[5:], 'r', encoding='utf-8') as f:
         start = f.read()
 
@@ -51,7 +51,7 @@ torch.manual_seed(seed)
 try:
     model_args, weights, train_config = checkpoint.weights(init_from, out_dir, device)
 except ValueError as e:
-    sys.exit(f"error: {e}")
+    fail(e)
 gptconf = GPTConfig(**dict(model_args, dropout=0.0))  # sampling never drops out
 overrides = {name: config[f'use_triton_{name}'] for name in choose.OVERRIDES}
 measured = None
@@ -62,7 +62,7 @@ try:
     source = out_dir if init_from == 'resume' else init_from
     model.load_state_dict(checkpoint.matched(model.state_dict(), weights, source))
 except ValueError as e:
-    sys.exit(f"error: {e}")
+    fail(e)
 weights = None
 model.eval().to(device)
 if compile:
@@ -75,31 +75,31 @@ data_dir = (dataset_dir(train_config['dataset'], train_config.get('data_root', '
 try:
     meta = data_dir and read_meta(data_dir)
 except ValueError as e:
-    sys.exit(f"error: {e}")
+    fail(e)
 if meta:
     print(f"loading the vocabulary from {meta['path']}")
     if meta['vocab_size'] != gptconf.vocab_size:
-        sys.exit(f"error: {meta['path']} has {meta['vocab_size']} tokens but the checkpoint's model "
+        fail(f"{meta['path']} has {meta['vocab_size']} tokens but the checkpoint's model "
                  f"{gptconf.vocab_size}: the dataset was prepared again since; sample with the vocabulary it was "
                  f"trained on")
     stoi, itos = meta['stoi'], meta['itos']
     unknown = sorted(set(c for c in start if c not in stoi))
     if unknown:
-        sys.exit(f"error: the prompt has characters outside the model's vocabulary: {unknown!r}")
+        fail(f"the prompt has characters outside the model's vocabulary: {unknown!r}")
     encode = lambda s: [stoi[c] for c in s]
     decode = lambda ids: ''.join(itos[i] for i in ids)
 else:
     subword = subword_tokenizer(init_from, gptconf.vocab_size)
     if subword is None:
-        sys.exit(f"error: the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
-                 + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if data_dir else
-                    f"{init_from} has no tokenizer.json"))
+        fail(f"the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
+                 + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if train_config else
+                    f"{init_from} has neither a tokenizer.json nor a meta.json"))
     encode, decode, source = subword
     print(f"the tokenizer: {source}")
 
 start_ids = encode(start)
 if not start_ids:
-    sys.exit("error: the prompt is empty; give --start some text")
+    fail("the prompt is empty; give --start some text")
 x = torch.tensor(start_ids, dtype=torch.long, device=device)[None, ...]
 
 with torch.no_grad(), ctx:

@@ -113,9 +113,6 @@ if ddp:
     control_group = (dist.new_group(backend='gloo', timeout=datetime.timedelta(seconds=ddp_timeout))
                      if device_type == 'cuda' else None)
     ddp_rank, ddp_local_rank, ddp_world_size = (int(os.environ[k]) for k in ('RANK', 'LOCAL_RANK', 'WORLD_SIZE'))
-    if device_type == 'cuda':
-        device = f'cuda:{ddp_local_rank}'
-        torch.cuda.set_device(device)
     master_process = ddp_rank == 0  # logs, evaluates and checkpoints
     if gradient_accumulation_steps % ddp_world_size:
         fail(f"gradient_accumulation_steps={gradient_accumulation_steps} must be a multiple of the {ddp_world_size} "
@@ -178,11 +175,14 @@ try:  # bad data, checkpoints and settings are refused here, not met as a crash 
     # no vocabulary file: GPT-2 BPE, padded to a multiple of 64
     model_args |= dict(dropout=dropout, vocab_size=model_args['vocab_size'] or (meta['vocab_size'] if meta else 50304))
     gptconf = GPTConfig(**model_args)
+    overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
+    named = data_dir != dataset  # a name under data/, else a path (its folder's name may be a script's)
+    kind = os.path.basename(os.path.normpath(dataset))
+    kind = kind if named or os.path.isfile(f"data/{kind}/prepare.py") else '<its kind>'
+    prepare = f"python data/{kind}/prepare.py" + ('' if named else f" --out_dir={data_dir}")
     for split in ('train', 'val'):
         check_tokens(os.path.join(data_dir, f'{split}.bin'), gptconf.vocab_size, block_size,
-                     f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json",
-                     f"python data/{dataset}/prepare.py" if os.sep not in dataset  # a name under data/
-                     else f"python data/<its kind>/prepare.py --out_dir={data_dir}")
+                     f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json", prepare)
     if hellaswag is not None:  # read (or downloaded) now: a bad file is refused here, not at the first eval
         hellaswag_examples, hellaswag_encode = hs.read(hellaswag), hs.encoder(init_from, gptconf.vocab_size)
 except ValueError as e:
@@ -210,7 +210,6 @@ def get_batch(split, name):
 # model -------------------------------------------------------------------------
 iter_num = 0
 best_val_loss = 1e9
-overrides = {name: config[f'use_triton_{name}'] for name in choose.OVERRIDES}
 measured, kernel_timings = None, None
 if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides for all
     decision = [choose.measure(gptconf, batch_size, ptdtype, device, compile, recompute, overrides)

@@ -46,19 +46,26 @@ AGREE = 0.05  # max |triton - torch| over max |torch|, per output and gradient
 CACHE_PATH = os.environ.get('KERNELS_CACHE', 'kernels_cache.json')  # delete it to measure again; '': no cache
 
 
-def resolve(setting, config, device_type, overrides=None, measured=None):
-    """{op: 'triton' | 'torch'} for the ops of config.arch (the module's docstring); measured:
-    measure()'s choices. The Triton attention has no dropout: asking for it with dropout fails."""
-    if setting not in BACKENDS:
-        raise ValueError(f"kernels must be one of {BACKENDS}, got {setting!r}")
+def checked_overrides(overrides, arch):
+    """The overrides {name: True | False | None} that decide (those not None), or a ValueError for a name that is
+    not among OVERRIDES, a value that is not a bool, or an op arch does not have."""
     overrides = {name: v for name, v in (overrides or {}).items() if v is not None}
     if bad := sorted(f"use_triton_{name}={v!r}" for name, v in overrides.items() if not isinstance(v, bool)):
         raise ValueError(f"{', '.join(bad)}: each override is True, False or None")
     if set(overrides) - set(OVERRIDES):
         raise ValueError(f"unknown kernel overrides {sorted(set(overrides) - set(OVERRIDES))}: "
                          f"the ops are {tuple(OVERRIDES)}")
-    if absent := sorted(n for n in overrides if not set(OVERRIDES[n]) & set(ARCH_OPS[config.arch])):
-        raise ValueError(f"{', '.join(f'use_triton_{n}' for n in absent)}: arch={config.arch!r} has no such op")
+    if absent := sorted(n for n in overrides if not set(OVERRIDES[n]) & set(ARCH_OPS[arch])):
+        raise ValueError(f"{', '.join(f'use_triton_{n}' for n in absent)}: arch={arch!r} has no such op")
+    return overrides
+
+
+def resolve(setting, config, device_type, overrides=None, measured=None):
+    """{op: 'triton' | 'torch'} for the ops of config.arch (the module's docstring); measured:
+    measure()'s choices. The Triton attention has no dropout: asking for it with dropout fails."""
+    if setting not in BACKENDS:
+        raise ValueError(f"kernels must be one of {BACKENDS}, got {setting!r}")
+    overrides = checked_overrides(overrides, config.arch)
     reason = why_not_triton_on(device_type)
     impl = {}
     for op in ARCH_OPS[config.arch]:

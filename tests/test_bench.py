@@ -55,10 +55,11 @@ def test_end_to_end_table_and_json(tmp_path):
 
 
 def test_a_grouped_query_llama_shrinks_to_the_cpus_model(tmp_path):
-    """The CPU's small model has 4 heads: the asked key/value heads become a divisor of them, not a refusal."""
+    """The CPU's small model has 4 heads: 16 heads in pairs (8 key/value heads) become 4 heads in pairs (2 key/value
+    heads), not a refusal."""
     out = bench(tmp_path, '--warmup_steps=1', '--timed_steps=2', '--arch=llama', '--n_head=16', '--n_kv_head=8',
                 '--variants=kernels eager')
-    assert "Training step, llama 2L 64d" in out, out
+    assert "(2 layers, 4 heads, 2 of keys and values," in out and "Training step, llama 2L 64d" in out, out
 
 
 def test_sustained_steps_add_their_table(tmp_path):
@@ -92,7 +93,7 @@ def test_unknown_variant_and_other_settings_it_cannot_take_are_one_line_errors(t
     assert p.stderr.strip() == ("error: variants ['kernel eager'] are not among ['baseline eager', 'kernels eager'] "
                                 "(no compiled or graphed variants without CUDA)")
     for args, error in ((['--kernels', '--kernel_ops=layer_norm,nope'], "error: kernel_ops ['nope'] are not among"),
-                        (['--timed_steps=0'], "error: timed_steps=0 must be at least 1")):
+                        (['--timed_steps=0'], "error: timed_steps=0 and warmup_steps=10: at least 1 and 0")):
         p = bench_run(tmp_path, *args, check=False)
         assert p.returncode != 0 and p.stderr.strip().startswith(error), p.stderr
     # fp8 reads the copies AdamW keeps, and here (fp32, PyTorch's AdamW) there are none

@@ -472,13 +472,13 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--arch=llama', '--n_kv_head=3', check=False),
                "n_kv_head a divisor of n_head")
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--device=gpu', check=False), "device must be")
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--device=mps', check=False),
-               "device=mps but MPS is not available here")
+    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--device=cuda:99', check=False),
+               "device=cuda:99 but this machine has")
     user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--use_triton_mlp=off', check=False),
                "use_triton_mlp='off': each override is True, False or None")
     run('train.py', *base, f'--out_dir={tmp_path}/lr', '--warmup_iters=0', '--lr_decay_iters=0')  # no 0 / 0
     user_error(run('sample.py', f'--out_dir={tmp_path}/empty', check=False), 'no checkpoint at')
     user_error(run('sample.py', f'--out_dir={out_dir}', '--start=FILE:nowhere.txt', check=False), 'no such file')
     user_error(run('sample.py', f'--out_dir={out_dir}', '--top_k=0', check=False), 'top_k at least 1')
-    user_error(run('sample.py', f'--out_dir={out_dir}', '--device=mps', check=False), 'MPS is not available')
+    user_error(run('sample.py', f'--out_dir={out_dir}', '--device=cuda:99', check=False), 'this machine has')
     user_error(run('sample.py', f'--out_dir={out_dir}', '--start=\u263a', '--device=cpu', check=False), 'vocabulary')
