@@ -150,7 +150,7 @@ def device_and_autocast(device, dtype):
              f"use --device=cpu")
     device_type = parsed.type
     if device_type == 'cuda':
-        torch.cuda.set_device(parsed)
+        torch.cuda.set_device(parsed.index or 0)  # (an index: set_device refuses a device without one)
     if dtype == 'auto':
         dtype = ('bfloat16' if torch.cuda.is_bf16_supported() else 'float16') if device_type == 'cuda' else 'float32'
     ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}.get(dtype)

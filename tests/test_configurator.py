@@ -7,10 +7,11 @@ import sys
 import subprocess
 
 import pytest
+import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from configurator import configure, fail
+from configurator import configure, fail, device_and_autocast
 
 
 def defaults():
@@ -242,3 +243,23 @@ def test_script_with_bad_key_exits_2_with_one_line(tmp_path):
     assert r.returncode == 2
     assert r.stderr.splitlines() == ["error: unknown config key 'batch_sise' (did you mean: batch_size?)"]
     assert 'Traceback' not in r.stderr and 'ran' not in r.stdout
+
+
+@pytest.mark.parametrize('device, local_rank, current', [('cuda', None, 0), ('cuda', '1', 1), ('cuda:0', '1', 1),
+                                                         ('cuda:1', None, 1), ('auto', '1', 1)])
+def test_a_cuda_device_is_made_current_as_torchrun_ranks_need(monkeypatch, device, local_rank, current):
+    """Without touching a GPU: 'cuda' (any index) is LOCAL_RANK's GPU under torchrun, and is made current by index
+    before anything else runs on CUDA; an index past the devices present is a one-line error."""
+    made_current = []
+    monkeypatch.setattr(torch.cuda, 'is_available', lambda: True)
+    monkeypatch.setattr(torch.cuda, 'device_count', lambda: 2)
+    monkeypatch.setattr(torch.cuda, 'set_device', made_current.append)
+    monkeypatch.delenv('LOCAL_RANK', raising=False)
+    if local_rank is not None:
+        monkeypatch.setenv('LOCAL_RANK', local_rank)
+    resolved, device_type, dtype, _ = device_and_autocast(device, 'float32')
+    assert (resolved, device_type, dtype) == (f'cuda:{current}' if local_rank or ':' in device else 'cuda', 'cuda',
+                                              torch.float32) and made_current == [current]
+    monkeypatch.delenv('LOCAL_RANK', raising=False)
+    with pytest.raises(SystemExit):
+        device_and_autocast('cuda:2', 'float32')
