@@ -454,28 +454,23 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
     user_error(run('train.py', *base, f'--out_dir={out_dir}', '--init_from=resume', '--gelu_approximate=tanh',
                    check=False),
                "gelu_approximate='none' but this run asks for gelu_approximate='tanh'")
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--gelu_approximate=erf', check=False),
-               'gelu_approximate must be one of')
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--kernels=fast', check=False), 'kernels must be')
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--cuda_graph=True', check=False),
-               'cuda_graph=True: it needs CUDA')
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--recompute=attention', check=False),
-               "recompute must be one of ('none', 'activation', 'mlp')")
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--use_triton_mlp=True', check=False),
-               'use_triton_mlp=True cannot run')
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--kernels=triton', check=False),
-               "kernels='triton' cannot run")
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--fp8=True', check=False),  # fp32: no copies
-               "fp8=True: the fp8 products read the copies AdamW keeps, and this run keeps none")
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--batch_size=0', '--grad_clip=-1', check=False),
-               "batch_size=0 must be at least 1; grad_clip=-1.0 must be at least 0")  # -1 would flip the gradients
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--arch=llama', '--n_kv_head=3', check=False),
-               "n_kv_head a divisor of n_head")
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--device=gpu', check=False), "device must be")
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--device=cuda:99', check=False),
-               "device=cuda:99 but this machine has")
-    user_error(run('train.py', *base, f'--out_dir={tmp_path}', '--use_triton_mlp=off', check=False),
-               "use_triton_mlp='off': each override is True, False or None")
+    refused = [  # (arguments, phrases of the one line), each refused before a step runs
+        (['--gelu_approximate=erf'], ['gelu_approximate must be one of']),
+        (['--kernels=fast'], ['kernels must be']),
+        (['--cuda_graph=True'], ['cuda_graph=True: it needs CUDA']),
+        (['--recompute=attention'], ["recompute must be one of ('none', 'activation', 'mlp')"]),
+        (['--use_triton_mlp=True'], ['use_triton_mlp=True cannot run']),
+        (['--use_triton_mlp=off'], ["use_triton_mlp='off': each override is True, False or None"]),
+        (['--kernels=triton'], ["kernels='triton' cannot run"]),
+        (['--fp8=True'], ["fp8=True: the fp8 products read the copies AdamW keeps, and this run keeps none"]),  # fp32
+        (['--batch_size=0', '--grad_clip=-1'],  # a negative grad_clip would flip the gradients
+         ["batch_size=0 must be at least 1; grad_clip=-1.0 must be at least 0"]),
+        (['--arch=llama', '--n_kv_head=3'], ["n_kv_head a divisor of n_head"]),
+        (['--device=gpu'], ["device must be"]),
+        (['--device=cuda:99'], ["device=cuda:99 but this machine has"]),
+    ]
+    for args, phrases in refused:
+        user_error(run('train.py', *base, f'--out_dir={tmp_path}', *args, check=False), *phrases)
     run('train.py', *base, f'--out_dir={tmp_path}/lr', '--warmup_iters=0', '--lr_decay_iters=0')  # no 0 / 0
     user_error(run('sample.py', f'--out_dir={tmp_path}/empty', check=False), 'no checkpoint at')
     user_error(run('sample.py', f'--out_dir={out_dir}', '--start=FILE:nowhere.txt', check=False), 'no such file')
