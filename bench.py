@@ -102,6 +102,7 @@ if not cuda:
           f"say nothing of a GPU's")
     warmup_steps, timed_steps = min(warmup_steps, 2), min(timed_steps, 5)
 ptdtype = device_and_autocast(device, dtype)[2]  # the dtype key checked as the other scripts check it
+dtype = str(ptdtype).removeprefix('torch.')  # ('auto' resolved)
 gpu_name, peak_flops = gpu_peak_flops(device)
 torch.backends.cuda.matmul.allow_tf32 = True
 os.makedirs(bench_dir, exist_ok=True)
@@ -188,7 +189,10 @@ def build(variant):
         model = GPT(gptconf).to(device)
         model.kernel_timings = None
     else:
-        overrides = {name: config[f'use_triton_{name}'] for name in choose.OVERRIDES}
+        try:  # before measuring: a bad override is refused at once
+            overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
+        except ValueError as e:
+            fail(e)
         measured, timings = (choose.measure(gptconf, batch_size, ptdtype, device, compiled, recompute, overrides)
                              if cuda else (None, None))
         torch.manual_seed(seed)

@@ -135,7 +135,7 @@ def device_and_autocast(device, dtype):
     anything else touches CUDA. Returns (device, its type, the dtype, the autocast context)."""
     if device == 'auto':
         device = 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'
-    if str(device).startswith('cuda') and 'LOCAL_RANK' in os.environ:  # as nanoGPT: whatever index was asked
+    if str(device).startswith('cuda') and 'RANK' in os.environ:  # torchrun's, as nanoGPT: whatever index was asked
         device = f"cuda:{os.environ['LOCAL_RANK']}"
     try:
         parsed = torch.device(device)

@@ -50,10 +50,10 @@ torch.manual_seed(seed)
 
 try:
     model_args, weights, train_config = checkpoint.weights(init_from, out_dir, device)
+    gptconf = GPTConfig(**dict(model_args, dropout=0.0))  # sampling never drops out
+    overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
 except ValueError as e:
     fail(e)
-gptconf = GPTConfig(**dict(model_args, dropout=0.0))  # sampling never drops out
-overrides = {name: config[f'use_triton_{name}'] for name in choose.OVERRIDES}
 measured = None
 if kernels == 'auto' and device_type == 'cuda':  # one sequence at a time, forward only
     measured, _ = choose.measure(gptconf, 1, ptdtype, device, compile, overrides=overrides, backward=False)

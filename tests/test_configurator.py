@@ -254,12 +254,14 @@ def test_a_cuda_device_is_made_current_as_torchrun_ranks_need(monkeypatch, devic
     monkeypatch.setattr(torch.cuda, 'is_available', lambda: True)
     monkeypatch.setattr(torch.cuda, 'device_count', lambda: 2)
     monkeypatch.setattr(torch.cuda, 'set_device', made_current.append)
-    monkeypatch.delenv('LOCAL_RANK', raising=False)
-    if local_rank is not None:
+    for key in ('RANK', 'LOCAL_RANK'):
+        monkeypatch.delenv(key, raising=False)
+    if local_rank is not None:  # torchrun sets both
+        monkeypatch.setenv('RANK', local_rank)
         monkeypatch.setenv('LOCAL_RANK', local_rank)
     resolved, device_type, dtype, _ = device_and_autocast(device, 'float32')
     assert (resolved, device_type, dtype) == (f'cuda:{current}' if local_rank or ':' in device else 'cuda', 'cuda',
                                               torch.float32) and made_current == [current]
-    monkeypatch.delenv('LOCAL_RANK', raising=False)
+    monkeypatch.delenv('RANK', raising=False)
     with pytest.raises(SystemExit):
         device_and_autocast('cuda:2', 'float32')
