@@ -37,7 +37,7 @@ from kernels.backend import cublas_without_workspace, gpu_peak_flops
 from kernels.choose import time_ms
 from model import GPTConfig, GPT, RECOMPUTE, compile_model
 from step_graph import StepGraph
-from configurator import configure, fail, device_and_autocast
+from configurator import configure, fail, device_and_autocast, user_errors
 import bench_kernels
 import bench_memory
 import bench_startup
@@ -140,12 +140,10 @@ def table(title, head, rows):
         print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
 
 # the model and the variants ------------------------------------------------------
-try:
+with user_errors():
     gptconf = GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
                         n_kv_head=n_kv_head, n_embd=n_embd, bias=bias, arch=arch, dropout=0.0,
                         gelu_approximate=gelu_approximate)
-except ValueError as e:
-    fail(e)
 torch.manual_seed(seed)
 data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, block_size), device=device)  # per step
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
@@ -189,17 +187,12 @@ def build(variant):
         model = GPT(gptconf).to(device)
         model.kernel_timings = None
     else:
-        try:  # before measuring: a bad override is refused at once
+        with user_errors():  # a bad override is refused before measuring
             overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
-        except ValueError as e:
-            fail(e)
-        measured, timings = (choose.measure(gptconf, batch_size, ptdtype, device, compiled, recompute, overrides)
-                             if cuda else (None, None))
-        torch.manual_seed(seed)
-        try:
+            measured, timings = (choose.measure(gptconf, batch_size, ptdtype, device, compiled, recompute, overrides)
+                                 if cuda else (None, None))
+            torch.manual_seed(seed)
             impl = choose.resolve('auto', gptconf, device, overrides, measured)
-        except ValueError as e:
-            fail(e)
         model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual, fp8=fp8).to(device)
         model.kernel_timings = timings
     if not compiled:
@@ -258,10 +251,8 @@ def make_optimizer(model, muon=None, step=None):
     if not isinstance(model, GPT):  # nanoGPT's own model
         return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device)
     model.kernels['optimizer'] = step or model.kernels['optimizer']
-    try:
+    with user_errors():  # a setting this step cannot take (fp8 without AdamW's copies): one line, as train.py's
         return model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), device, muon=muon, matmul_dtype=ptdtype)
-    except ValueError as e:  # a setting this step cannot take (fp8 without AdamW's copies): one line, as train.py's
-        fail(e)
 
 results = dict(header, config=config)
 

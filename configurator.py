@@ -15,7 +15,7 @@ and updates the globals in place, returning {key: final value}. A value must hav
 type of the key's default (an int is fine for a float; a None default takes anything;
 None is accepted for any key, e.g. --top_k=None). Unknown keys, wrong types and missing
 files end the program with fail(): a one-line `error: ...` on stderr and exit code 2, not a
-traceback. --help lists every key with its default and the comment on its line. A script that borrows another's
+traceback; the scripts' own refusals (ValueErrors) do the same inside `with user_errors():`. --help lists every key with its default and the comment on its line. A script that borrows another's
 config files (bench.py takes the model of a training config) passes
 skip_unknown_in_files=True: keys in a file that the script does not have are then
 skipped, with one line naming them. device_and_autocast() resolves (or refuses) the device and dtype
@@ -27,7 +27,7 @@ import ast
 import sys
 import types
 import difflib
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 
 import torch
 
@@ -38,6 +38,14 @@ def fail(message):
     whole), then exit code 2: for what the user can fix, without a traceback."""
     sys.stderr.write("error: " + " ".join(str(message).split("\n")) + "\n")
     sys.exit(2)
+
+@contextmanager
+def user_errors():
+    """A ValueError raised inside is the user's to fix (a setting, a file): it ends the program as fail() does."""
+    try:
+        yield
+    except ValueError as e:
+        fail(e)
 
 def _unknown(key, keys, where):
     close = difflib.get_close_matches(key, keys, n=3)

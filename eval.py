@@ -7,7 +7,7 @@ $ python eval.py --out_dir=out --hellaswag=path/to/hellaswag_val.jsonl
 import checkpoint
 import hellaswag as hs
 from model import GPTConfig, GPT
-from configurator import configure, device_and_autocast, fail
+from configurator import configure, device_and_autocast, fail, user_errors
 
 # -----------------------------------------------------------------------------
 init_from = 'resume'  # 'resume' (out_dir's checkpoint), 'gpt2'..'gpt2-xl' or a Hugging Face folder
@@ -22,13 +22,11 @@ config = configure(globals())
 if not (isinstance(examples_per_forward, int) and examples_per_forward >= 1):
     fail(f"examples_per_forward={examples_per_forward!r} must be at least 1")
 device, _, _, ctx = device_and_autocast(device, dtype)
-try:
+with user_errors():
     model_args, weights, _ = checkpoint.weights(init_from, out_dir, device)
     model = GPT(GPTConfig(**dict(model_args, dropout=0.0)))  # PyTorch's ops: a few hundred forwards in all
     model.load_state_dict(checkpoint.matched(model.state_dict(), weights, out_dir if init_from == 'resume'
                                              else init_from))
     examples, encode = hs.read(hellaswag), hs.encoder(init_from, model.config.vocab_size)
-except ValueError as e:
-    fail(e)
 model.eval().to(device)
 print(hs.summary(hs.right_answers(model, examples, encode, device, ctx, examples_per_forward), len(examples)))

@@ -15,7 +15,7 @@ import torch
 import checkpoint
 import hf
 from model import GPTConfig, GPT
-from configurator import configure, fail
+from configurator import configure, user_errors
 from data.common import read_meta, dataset_dir, GPT2_VOCAB_SIZE
 
 # -----------------------------------------------------------------------------
@@ -25,15 +25,13 @@ whole_ckpt = ''  # a path: the checkpoint also written there whole, in ckpt.pt's
 # -----------------------------------------------------------------------------
 config = configure(globals())
 
-try:
+with user_errors():
     ckpt = checkpoint.load(checkpoint.latest(out_dir), 'cpu')
     model = GPT(GPTConfig(**dict(ckpt['model_args'], dropout=0.0)))
     model.load_state_dict(checkpoint.matched(model.state_dict(), ckpt['model'], out_dir))
     meta = read_meta(dataset_dir(ckpt['config']['dataset'], ckpt['config'].get('data_root', 'data')))
     if hf_dir:
         hf.save(model, hf_dir, gpt2_bpe=meta is None and model.config.vocab_size >= GPT2_VOCAB_SIZE)
-except ValueError as e:
-    fail(e)
 if whole_ckpt:  # the optimizer the run made, its state read into it whole (checkpoint.restore reshards)
     run = ckpt['config']
     optimizer = model.configure_optimizers(run['weight_decay'], run['learning_rate'], (run['beta1'], run['beta2']),

@@ -25,9 +25,10 @@ def read(path):
         path = VALIDATION
         if not os.path.exists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            try:  # whole or not at all (a cut download is not read as the set), each rank to a file of its own
-                urllib.request.urlretrieve(URL, f"{path}.{os.getpid()}.tmp")
-                os.replace(f"{path}.{os.getpid()}.tmp", path)
+            part = f"{path}.{os.getpid()}.tmp"  # each rank's own: whole or not at all, a cut download is not the set
+            try:
+                urllib.request.urlretrieve(URL, part)
+                os.replace(part, path)
             except OSError as e:
                 raise ValueError(f"could not download {URL} ({e}); pass a local file with --hellaswag=PATH")
     try:

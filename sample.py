@@ -11,7 +11,7 @@ import torch
 import checkpoint
 from kernels import choose
 from model import GPTConfig, GPT, compile_model
-from configurator import configure, device_and_autocast, fail
+from configurator import configure, device_and_autocast, fail, user_errors
 from data.common import read_meta, dataset_dir, subword_tokenizer
 
 # -----------------------------------------------------------------------------
@@ -48,21 +48,17 @@ if start.startswith('FILE:'):
 device, device_type, ptdtype, ctx = device_and_autocast(device, dtype)
 torch.manual_seed(seed)
 
-try:
+with user_errors():
     model_args, weights, train_config = checkpoint.weights(init_from, out_dir, device)
     gptconf = GPTConfig(**dict(model_args, dropout=0.0))  # sampling never drops out
     overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
-except ValueError as e:
-    fail(e)
 measured = None
 if kernels == 'auto' and device_type == 'cuda':  # one sequence at a time, forward only
     measured, _ = choose.measure(gptconf, 1, ptdtype, device, compile, overrides=overrides, backward=False)
-try:
+with user_errors():
     model = GPT(gptconf, choose.resolve(kernels, gptconf, device_type, overrides, measured))
     source = out_dir if init_from == 'resume' else init_from
     model.load_state_dict(checkpoint.matched(model.state_dict(), weights, source))
-except ValueError as e:
-    fail(e)
 weights = None
 model.eval().to(device)
 if compile:
@@ -72,10 +68,8 @@ if compile:
 # a pretrained folder's own, else GPT-2 BPE
 data_dir = (dataset_dir(train_config['dataset'], train_config.get('data_root', 'data')) if train_config  # (older)
             else init_from if os.path.isdir(init_from) else None)
-try:
+with user_errors():
     meta = data_dir and read_meta(data_dir)
-except ValueError as e:
-    fail(e)
 if meta:
     print(f"loading the vocabulary from {meta['path']}")
     if meta['vocab_size'] != gptconf.vocab_size:

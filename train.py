@@ -28,8 +28,8 @@ from kernels import choose
 from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
-from configurator import configure, command_line_keys, fail, device_and_autocast
-from data.common import read_meta, check_tokens, dataset_dir
+from configurator import configure, command_line_keys, fail, device_and_autocast, user_errors
+from data.common import read_meta, check_tokens, dataset_dir, prepare_command
 
 # -----------------------------------------------------------------------------
 # default config values: GPT-2 (124M) on OpenWebText
@@ -156,7 +156,7 @@ data_dir = dataset_dir(dataset)
 ckpt, weights = None, None  # the checkpoint resumed, or the pretrained weights started from (hf.py)
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
                   bias=bias, vocab_size=None, dropout=dropout, rope_theta=rope_theta, gelu_approximate=gelu_approximate)
-try:  # bad data, checkpoints and settings are refused here, not met as a crash (or silent garbage) mid-run
+with user_errors():  # bad data, checkpoints and settings are refused here, not met as a crash (or silent garbage) mid-run
     meta = read_meta(data_dir)
     if init_from == 'resume':  # the checkpoint's model, as nanoGPT resumes; a differing key asked for is refused
         resume_path = checkpoint.latest(out_dir)
@@ -176,17 +176,12 @@ try:  # bad data, checkpoints and settings are refused here, not met as a crash 
     model_args |= dict(dropout=dropout, vocab_size=model_args['vocab_size'] or (meta['vocab_size'] if meta else 50304))
     gptconf = GPTConfig(**model_args)
     overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
-    named = data_dir != dataset  # a name under data/, else a path (its folder's name may be a script's)
-    kind = os.path.basename(os.path.normpath(dataset))
-    kind = kind if named or os.path.isfile(f"data/{kind}/prepare.py") else '<its kind>'
-    prepare = f"python data/{kind}/prepare.py" + ('' if named else f" --out_dir={data_dir}")
     for split in ('train', 'val'):
         check_tokens(os.path.join(data_dir, f'{split}.bin'), gptconf.vocab_size, block_size,
-                     f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json", prepare)
+                     f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json",
+                     prepare_command(dataset))
     if hellaswag is not None:  # read (or downloaded) now: a bad file is refused here, not at the first eval
         hellaswag_examples, hellaswag_encode = hs.read(hellaswag), hs.encoder(init_from, gptconf.vocab_size)
-except ValueError as e:
-    fail(e)
 if meta:
     print(f"vocab_size = {gptconf.vocab_size} (from {meta['path']})")
 tokens_per_iter = gradient_accumulation_steps * ddp_world_size * batch_size * block_size
@@ -217,7 +212,7 @@ if kernels == 'auto' and device_type == 'cuda':  # measured here; rank 0 decides
     if ddp:
         dist.broadcast_object_list(decision, src=0)
     measured, kernel_timings = decision[0]
-try:  # the checkpoint's or the weights' names and shapes, and fp8 without kept copies, refused here
+with user_errors():  # the checkpoint's or the weights' names and shapes, and fp8 without kept copies, refused here
     impl = choose.resolve(kernels, gptconf, device_type, overrides, measured)
     with torch.device(device):  # the weights drawn where they live: no host-side init and copy
         model = GPT(gptconf, impl, recompute=recompute, autocast_residual=autocast_residual, fp8=fp8)
@@ -229,8 +224,6 @@ try:  # the checkpoint's or the weights' names and shapes, and fp8 without kept 
     optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type,
                                            muon=dict(lr=muon_lr) if optimizer == 'muon' else None,
                                            matmul_dtype=None if fsdp else ptdtype)  # FSDP casts what it gathers
-except ValueError as e:
-    fail(e)
 if ckpt is not None:
     iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
     print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")

@@ -106,6 +106,16 @@ def dataset_dir(dataset, root='data'):
     return dataset if os.sep in dataset else os.path.join(root, dataset)
 
 
+def prepare_command(dataset, root='data'):
+    """The command that writes a dataset's files: root/<name>/prepare.py for a name; for a path, the script its
+    folder is named after (where there is one) told to write there."""
+    kind = os.path.basename(os.path.normpath(dataset))
+    if os.sep not in dataset:
+        return f"python {root}/{kind}/prepare.py"
+    kind = kind if os.path.isfile(os.path.join(root, kind, 'prepare.py')) else '<its kind>'
+    return f"python {root}/{kind}/prepare.py --out_dir={dataset}"
+
+
 def read_meta(data_dir):
     """The dataset's character vocabulary as dict(vocab_size, stoi, itos, path), or None where it has
     none (GPT-2 BPE). Raises ValueError, naming the file and the fix, for a file that is not

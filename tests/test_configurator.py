@@ -11,7 +11,7 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from configurator import configure, fail, device_and_autocast
+from configurator import configure, fail, device_and_autocast, user_errors
 
 
 def defaults():
@@ -36,6 +36,17 @@ def test_an_error_is_one_line_in_one_write(monkeypatch):
     with pytest.raises(SystemExit) as e:
         fail("a message\nover two lines")
     assert e.value.code == 2 and writes == ["error: a message over two lines\n"]
+
+
+def test_a_value_error_inside_user_errors_is_the_one_line_error(capsys):
+    """The scripts' own refusals (ValueErrors) end as fail() does; any other exception is a bug and stays one."""
+    with pytest.raises(SystemExit) as e:
+        with user_errors():
+            raise ValueError("a setting\nthe user can fix")
+    assert e.value.code == 2 and capsys.readouterr().err == "error: a setting the user can fix\n"
+    with pytest.raises(KeyError):
+        with user_errors():
+            raise KeyError("a bug")
 
 
 def write(tmp_path, name, text):
