@@ -262,12 +262,11 @@ if steps:
     asked = [v.strip() for v in variants.split(',')] if variants else VARIANTS
     if set(asked) - set(ALL_VARIANTS):
         fail(f"variants {sorted(set(asked) - set(ALL_VARIANTS))} are not among {ALL_VARIANTS}"
-                         + ('' if cuda else ' (no compiled or graphed variants without CUDA)'))
+             + ('' if cuda else ' (no compiled or graphed variants without CUDA)'))
     if recompute not in RECOMPUTE:
         fail(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
     if nanogpt and (arch != 'gpt2' or not os.path.isfile(nanogpt)):
-        fail(f"nanogpt={nanogpt!r}: "
-                         + ("nanoGPT's model is GPT-2 only" if arch != 'gpt2' else "no such file"))
+        fail(f"nanogpt={nanogpt!r}: " + ("nanoGPT's model is GPT-2 only" if arch != 'gpt2' else "no such file"))
     chosen = [v for v in ALL_VARIANTS if v in asked]
     for i, variant in enumerate(chosen):
         # what the last variant left allocated would count in this one's peak (its compiled graphs, cuBLAS's

@@ -12,14 +12,16 @@ which applies, in order, each argument of sys.argv[1:]:
                                        a str key takes the raw text (--out_dir=out-x)
     --compile                          a bool key alone means True
 and updates the globals in place, returning {key: final value}. A value must have the
-type of the key's default (an int is fine for a float; a None default takes anything;
-None is accepted for any key, e.g. --top_k=None). Unknown keys, wrong types and missing
-files end the program with fail(): a one-line `error: ...` on stderr and exit code 2, not a
-traceback; the scripts' own refusals (ValueErrors) do the same inside `with user_errors():`. --help lists every key with its default and the comment on its line. A script that borrows another's
-config files (bench.py takes the model of a training config) passes
+type of the key's default (an int is fine for a float). A None default takes anything;
+None is accepted there and for the keys a script names optional (sample.py's top_k:
+configure(globals(), optional=('top_k',))). Unknown keys, wrong types and missing files
+end the program with fail(): a one-line `error: ...` on stderr and exit code 2, not a
+traceback; the scripts' own refusals (ValueErrors) do the same inside `with user_errors():`.
+--help lists every key with its default and the comment on its line. A script that
+borrows another's config files (bench.py takes the model of a training config) passes
 skip_unknown_in_files=True: keys in a file that the script does not have are then
-skipped, with one line naming them. device_and_autocast() resolves (or refuses) the device and dtype
-keys of train.py, sample.py and eval.py.
+skipped, with one line naming them. device_and_autocast() resolves (or refuses) the
+device and dtype keys of train.py, sample.py and eval.py.
 """
 import os
 import re
@@ -52,9 +54,9 @@ def _unknown(key, keys, where):
     hint = f"did you mean: {', '.join(close)}?" if close else "run with --help to list the keys"
     fail(f"unknown config key '{key}'{where} ({hint})")
 
-def _checked(name, value, default):
-    """value, if it has the type of the key's default (an int is fine for a float)."""
-    if default is None or value is None:
+def _checked(name, value, default, optional):
+    """value, if it has the type of the key's default (an int is fine for a float), or None for an optional key."""
+    if default is None or (value is None and optional):
         return value
     if type(default) is float and type(value) is int:
         return float(value)
@@ -64,7 +66,7 @@ def _checked(name, value, default):
 
 def _parse(raw, default):
     """The value of --key=raw: a Python literal, else the raw text. None is None for every
-    key, str keys included (--wandb_run_name=None; --x="'None'" is the text)."""
+    key, str keys included (--top_k=None; --x="'None'" is the text)."""
     if isinstance(default, bool) and raw in ('true', 'false'):
         return raw == 'true'
     if raw == 'None':
@@ -88,7 +90,7 @@ def command_line_keys(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     return {arg[2:].partition('=')[0] for arg in argv if arg.startswith('--')}
 
-def configure(g, argv=None, skip_unknown_in_files=False):
+def configure(g, argv=None, skip_unknown_in_files=False, optional=()):
     argv = sys.argv[1:] if argv is None else argv
     defaults = {k: v for k, v in g.items()  # UPPER_CASE names are constants, not settings (an import's too)
                 if not k.startswith('_') and not k.isupper() and isinstance(v, CONFIG_TYPES)}
@@ -122,7 +124,7 @@ def configure(g, argv=None, skip_unknown_in_files=False):
                         continue
                     _unknown(k, keys, f" in {arg}")
                 if v is not before[k]:
-                    g[k] = _checked(f"{k} in {arg}", v, defaults[k])
+                    g[k] = _checked(f"{k} in {arg}", v, defaults[k], k in optional)
             if skipped:
                 print(f"config: not used here: {', '.join(skipped)}")
         else:
@@ -131,7 +133,7 @@ def configure(g, argv=None, skip_unknown_in_files=False):
                 _unknown(key, keys, "")
             if not eq and not isinstance(defaults[key], bool):
                 fail(f"{arg} has no value: use --key=value (one argument, no spaces)")
-            g[key] = _checked(f"--{key}", _parse(raw, defaults[key]) if eq else True, defaults[key])
+            g[key] = _checked(f"--{key}", _parse(raw, defaults[key]) if eq else True, defaults[key], key in optional)
             print(f"config: {key} = {g[key]!r}")
     return {k: g[k] for k in keys}
 

@@ -136,8 +136,8 @@ def load(init_from, block_size=None):
             raise ValueError(f"cannot download {init_from} from the Hugging Face hub ({first_line(e)}):"
                              f" pass the path of a local copy instead") from None
     elif not os.path.isdir(init_from):
-        raise ValueError(f"init_from must be 'scratch', 'resume', one of {GPT2_SIZES} or a folder holding a Hugging "
-                         f"Face checkpoint, got {init_from!r}")
+        raise ValueError(f"init_from={init_from!r} is neither one of {GPT2_SIZES} nor a folder (a Hugging Face "
+                         f"checkpoint)")
     try:
         args = model_args(read_config(folder), folder)
     except KeyError as e:

@@ -35,7 +35,7 @@ use_triton_attention = None
 use_triton_cross_entropy = None
 compile = False
 # -----------------------------------------------------------------------------
-config = configure(globals())
+config = configure(globals(), optional=('top_k',))
 if not (top_k is None or isinstance(top_k, int) and top_k >= 1) or not (isinstance(temperature, (int, float))
                                                                          and temperature >= 0):
     fail(f"top_k={top_k!r}, temperature={temperature!r}: top_k at least 1 (or None), temperature at least 0")
@@ -73,9 +73,8 @@ with user_errors():
 if meta:
     print(f"loading the vocabulary from {meta['path']}")
     if meta['vocab_size'] != gptconf.vocab_size:
-        fail(f"{meta['path']} has {meta['vocab_size']} tokens but the checkpoint's model "
-                 f"{gptconf.vocab_size}: the dataset was prepared again since; sample with the vocabulary it was "
-                 f"trained on")
+        fail(f"{meta['path']} has {meta['vocab_size']} tokens but the checkpoint's model {gptconf.vocab_size}: "
+             f"the dataset was prepared again since; sample with the vocabulary it was trained on")
     stoi, itos = meta['stoi'], meta['itos']
     unknown = sorted(set(c for c in start if c not in stoi))
     if unknown:
@@ -86,8 +85,8 @@ else:
     subword = subword_tokenizer(init_from, gptconf.vocab_size)
     if subword is None:
         fail(f"the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
-                 + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if train_config else
-                    f"{init_from} has neither a tokenizer.json nor a meta.json"))
+             + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if train_config else
+                f"{init_from} has neither a tokenizer.json nor a meta.json"))
     encode, decode, source = subword
     print(f"the tokenizer: {source}")
 

@@ -114,10 +114,20 @@ def test_none_default_takes_anything(raw, value):
     assert g['n_kv_head'] == value
 
 
-def test_none_accepted_for_any_key():  # e.g. sample.py's --top_k=None
+def test_none_only_for_none_defaults_and_optional_keys(capsys):  # sample.py's --top_k=None
+    assert fails(capsys, ['--max_iters=None']) == "error: --max_iters expects int, got None (NoneType)"
+    assert fails(capsys, ['--out_dir=None']) == "error: --out_dir expects str, got None (NoneType)"
     g = defaults()
-    configure(g, ['--max_iters=None', '--out_dir=None'])
-    assert g['max_iters'] is None and g['out_dir'] is None
+    configure(g, ['--max_iters=None', '--n_kv_head=None'], optional=('max_iters',))
+    assert g['max_iters'] is None and g['n_kv_head'] is None
+
+
+def test_none_in_a_config_file_follows_the_same_rule(capsys, tmp_path):
+    path = write(tmp_path, 'c.py', 'max_iters = None\n')
+    assert fails(capsys, [path]) == f"error: max_iters in {path} expects int, got None (NoneType)"
+    g = defaults()
+    configure(g, [path], optional=('max_iters',))
+    assert g['max_iters'] is None
 
 
 def test_unknown_key_suggests_close_names(capsys):

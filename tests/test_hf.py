@@ -270,7 +270,7 @@ def test_what_cannot_load_is_a_one_line_error(tmp_path):
     cases = {bert: "model_type='bert' is not supported", tmp_path / 'scaled': 'rope scaling',
              tmp_path / 'biased': 'biases in the attention', tmp_path / 'mismatch': 'has shape',
              tmp_path / 'truncated': 'cannot read the weights', empty: 'no model.safetensors',
-             tmp_path / 'nowhere': "init_from must be"}
+             tmp_path / 'nowhere': "is neither one of"}
     for folder, phrase in cases.items():
         with pytest.raises(ValueError, match=phrase):
             ours(folder)  # shapes are checked as the model takes the weights

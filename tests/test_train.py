@@ -165,7 +165,7 @@ def test_sample_from_checkpoint(trained, tmp_path):
     prompt = tmp_path / 'prompt.txt'
     prompt.write_text('JULIET:\n')
     p = run('sample.py', f'--out_dir={out_dir}', '--device=cpu', '--num_samples=1', '--max_new_tokens=20',
-            f'--start=FILE:{prompt}')
+            f'--start=FILE:{prompt}', '--top_k=None')  # top_k takes None: no cut
     assert 'JULIET:' in p.stdout
 
 def test_nanogpts_cpu_command_runs_as_it_is(data_root, tmp_path):
@@ -467,6 +467,7 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
          ["batch_size=0 must be at least 1; grad_clip=-1.0 must be at least 0"]),
         (['--arch=llama', '--n_kv_head=3'], ["n_kv_head a divisor of n_head"]),
         (['--device=gpu'], ["device must be"]),
+        (['--batch_size=None'], ["--batch_size expects int, got None"]),  # None only where a key takes it
         (['--device=cuda:99'], ["device=cuda:99 but this machine has"]),
     ]
     for args, phrases in refused:
