@@ -40,10 +40,12 @@ from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_optim
                                                      set_optimizer_state_dict)
 from torch.distributed.fsdp import FSDPModule
 
+from data.common import read_tokenizer
+
 KEYS = ('model', 'optimizer', 'scaler', 'model_args', 'iter_num', 'best_val_loss', 'config')  # what the scripts read
-# the model_args that fix the parameters' shapes and the model's math: a resumed run takes the checkpoint's, and
-# one given on the command line must equal it
 SHARDED = 'ckpt_sharded'  # FSDP's checkpoints: out_dir/ckpt_sharded/iter_<n>/
+# the model_args that fix the parameters' shapes and the model's math: a resumed run (or one started from a
+# Hugging Face folder) takes the checkpoint's (the folder's), and one given on the command line must equal it
 ARCH_KEYS = ('arch', 'n_layer', 'n_head', 'n_kv_head', 'n_embd', 'block_size', 'bias', 'vocab_size', 'rope_theta',
              'gelu_approximate', 'mlp_hidden', 'head_dim', 'norm_eps', 'tie_embeddings')
 
@@ -175,24 +177,29 @@ def from_nanogpt(ckpt):
 
 
 def weights(init_from, out_dir, device):
-    """(GPTConfig's arguments, the state dict, the training config or None) of out_dir's last checkpoint (init_from
-    'resume') or of pretrained weights (hf.py): what sample.py and eval.py build their model from."""
+    """(GPTConfig's arguments, the state dict, the training config or None, the Hugging Face tokenizer or None) of
+    out_dir's last checkpoint (init_from 'resume') or of pretrained weights (hf.py): what sample.py and eval.py build
+    their model from."""
     if init_from != 'resume':
         import hf
-        return *hf.load(init_from), None
+        return *hf.load(init_from), None, read_tokenizer(init_from)
     ckpt = load(latest(out_dir), device)
-    return ckpt['model_args'], ckpt['model'], ckpt['config']
+    return ckpt['model_args'], ckpt['model'], ckpt['config'], ckpt.get('tokenizer')
 
 
-def check_fits(ckpt, path, saved, asked, optimizer):
-    """ValueError where the checkpoint's model (saved: its GPTConfig's fields, with the defaults of keys older
-    checkpoints lack) or optimizer differs from what the run asks for (asked: some of those fields)."""
+def check_fits(source, saved, asked, fix):
+    """ValueError where the model of source (a checkpoint or a folder; saved: its GPTConfig's fields, with the
+    defaults of keys older checkpoints lack) differs from what the run asks for (asked: some of those fields), saying
+    how to fix it."""
     differ = [k for k in asked if saved[k] != asked[k]]
     if differ:
-        raise ValueError(f"checkpoint {path} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ)
+        raise ValueError(f"{source} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ)
                          + " but this run asks for " + ", ".join(f"{k}={asked[k]!r}" for k in differ)
-                         + (" (the vocabulary of the run's dataset)" if 'vocab_size' in differ else "")
-                         + ": use the checkpoint's settings and data, or another out_dir")
+                         + (" (the vocabulary of the run's dataset)" if 'vocab_size' in differ else "") + f": {fix}")
+
+
+def check_optimizer(ckpt, path, optimizer):
+    """ValueError where the checkpoint was trained with another optimizer than the run asks for."""
     trained_with = ckpt['config'].get('optimizer', 'adamw')
     if trained_with != optimizer:
         raise ValueError(f"checkpoint {path} was trained with optimizer={trained_with!r}, this run asks for "

@@ -23,10 +23,10 @@ if not (isinstance(examples_per_forward, int) and examples_per_forward >= 1):
     fail(f"examples_per_forward={examples_per_forward!r} must be at least 1")
 device, _, _, ctx = device_and_autocast(device, dtype)
 with user_errors():
-    model_args, weights, _ = checkpoint.weights(init_from, out_dir, device)
+    model_args, weights, _, tokenizer = checkpoint.weights(init_from, out_dir, device)
     model = GPT(GPTConfig(**dict(model_args, dropout=0.0)))  # PyTorch's ops: a few hundred forwards in all
     model.load_state_dict(checkpoint.matched(model.state_dict(), weights, out_dir if init_from == 'resume'
                                              else init_from))
-    examples, encode = hs.read(hellaswag), hs.encoder(init_from, model.config.vocab_size)
+    examples, encode = hs.read(hellaswag), hs.encoder(tokenizer, model.config.vocab_size)
 model.eval().to(device)
 print(hs.summary(hs.right_answers(model, examples, encode, device, ctx, examples_per_forward), len(examples)))

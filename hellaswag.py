@@ -19,8 +19,8 @@ VALIDATION = os.path.join('data', 'hellaswag', 'hellaswag_val.jsonl')  # where t
 
 def read(path):
     """The examples [(context, endings, label)] of a jsonl in HellaSwag's format; '' for the validation set,
-    downloaded into VALIDATION when it is not there. ValueError when neither can be read, or for an example without
-    four endings and the label of one."""
+    downloaded into VALIDATION when it is not there. ValueError when neither can be read, holds no example, or for an
+    example without four endings and the label of one."""
     if not path:
         path = VALIDATION
         if not os.path.exists(path):
@@ -36,6 +36,8 @@ def read(path):
             examples = [(x['ctx'], x['endings'], x['label']) for x in map(json.loads, filter(str.strip, f))]
     except (OSError, ValueError, KeyError) as e:
         raise ValueError(f"cannot read HellaSwag examples from {path}: {type(e).__name__}: {e}")
+    if not examples:
+        raise ValueError(f"{path} holds no HellaSwag examples")
     for i, (_, endings, label) in enumerate(examples):
         if len(endings) != 4 or label not in range(4):
             raise ValueError(f"{path}, example {i + 1}: {len(endings)} endings and label {label!r}; HellaSwag's "
@@ -43,10 +45,10 @@ def read(path):
     return examples
 
 
-def encoder(init_from, vocab_size):
-    """The encode function HellaSwag's text goes through: the model's subword tokenizer (data.common); ValueError
-    for a character-level model."""
-    subword = subword_tokenizer(init_from, vocab_size)
+def encoder(tokenizer, vocab_size):
+    """The encode function HellaSwag's text goes through: the model's subword tokenizer (data.common: its Hugging
+    Face tokenizer, or GPT-2 BPE); ValueError for a character-level model."""
+    subword = subword_tokenizer(tokenizer, vocab_size)
     if subword is None:
         raise ValueError(f"HellaSwag needs a model of GPT-2 BPE or of a folder's tokenizer.json, not one of "
                          f"{vocab_size} tokens")

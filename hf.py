@@ -9,9 +9,9 @@ code. What the model cannot express (another architecture, rope scaling, biases 
 truncated file) is a ValueError of one line; the scripts check every tensor's name and shape as the model takes
 them (checkpoint.matched).
 
-save(model, folder, gpt2_bpe): config.json and model.safetensors that transformers' AutoModelForCausalLM reads, and
-with gpt2_bpe GPT-2's tokenizer files (vocab.json, merges.txt, tokenizer_config.json); a ValueError where
-transformers has no such model (GPT-2 with grouped-query attention).
+save(model, folder, tokenizer_files): config.json and model.safetensors that transformers' AutoModelForCausalLM
+reads, and the tokenizer's files (export.py: GPT-2's, the Hugging Face tokenizer the run started from, or a
+character vocabulary); a ValueError where transformers has no such model (GPT-2 with grouped-query attention).
 
 The mapping: GPT-2's names are ours, but its Conv1D weights are (in, out), nn.Linear's (out, in). LLaMA's c_attn
 packs q_proj, k_proj and v_proj (rows: the q heads, then the k heads, then the v heads), c_fc packs gate_proj and
@@ -23,7 +23,6 @@ import os
 import torch
 
 GPT2_SIZES = ('gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl')
-GPT2_EOT = 50256  # GPT-2 BPE's <|endoftext|>
 CONV1D = ('attn.c_attn.weight', 'attn.c_proj.weight', 'mlp.c_fc.weight', 'mlp.c_proj.weight')
 LLAMA_LAYER = {  # ours -> transformers', in one block (c_attn and c_fc are packs of these)
     'ln_1.weight': 'input_layernorm.weight', 'ln_2.weight': 'post_attention_layernorm.weight',
@@ -35,7 +34,7 @@ GATE_UP = ('mlp.gate_proj.weight', 'mlp.up_proj.weight')
 def model_args(config, path):
     """GPTConfig's arguments for a transformers config.json (a dict); ValueError naming what is unsupported."""
     def unsupported(what):
-        return ValueError(f"{path}: {what} is not supported (GPT2LMHeadModel and LlamaForCausalLM-style models are)")
+        return ValueError(f"{path}: {what} is not supported")
     kind = config.get('model_type')
     if kind == 'gpt2':
         forms = {'gelu_new': 'tanh', 'gelu_pytorch_tanh': 'tanh', 'gelu': 'none'}
@@ -50,8 +49,9 @@ def model_args(config, path):
                     tie_embeddings=config.get('tie_word_embeddings', True))
     if kind == 'llama':
         rope = config.get('rope_parameters') or {}  # transformers 5 keeps rope_theta and its scaling here
-        if config.get('rope_scaling') or rope.get('rope_type', 'default') != 'default':
-            raise unsupported(f"rope scaling ({config.get('rope_scaling') or rope})")
+        scaling = config.get('rope_scaling') or rope  # transformers 4's, 'type' in older configs
+        if scaling.get('rope_type', scaling.get('type', 'default')) != 'default':
+            raise unsupported(f"rope scaling ({scaling})")
         if config.get('attention_bias') or config.get('mlp_bias'):
             raise unsupported("biases in the attention or the MLP")
         if config.get('hidden_act', 'silu') != 'silu':
@@ -63,7 +63,8 @@ def model_args(config, path):
                     rope_theta=float(config.get('rope_theta') or rope.get('rope_theta', 10000.0)),
                     mlp_hidden=config['intermediate_size'], head_dim=config.get('head_dim'),
                     norm_eps=config.get('rms_norm_eps', 1e-6), tie_embeddings=config.get('tie_word_embeddings', False))
-    raise unsupported(f"model_type={kind!r}")
+    raise ValueError(f"{path}: model_type={kind!r} is not supported (GPT2LMHeadModel and LlamaForCausalLM-style "
+                     f"models are)")
 
 
 def first_line(e):
@@ -80,14 +81,15 @@ def read_config(folder):
 
 
 def read_weights(folder):
-    """{name: tensor} of a Hugging Face checkpoint folder: model.safetensors, its shards, or pytorch_model.bin."""
+    """{name: tensor} of a Hugging Face checkpoint folder: model.safetensors, else its shards, else
+    pytorch_model.bin (the order transformers reads them in)."""
     index = os.path.join(folder, 'model.safetensors.index.json')
     single = os.path.join(folder, 'model.safetensors')
     try:
         if os.path.exists(index) or os.path.exists(single):
             from safetensors.torch import load_file
             files = [single]
-            if os.path.exists(index):
+            if not os.path.exists(single):
                 with open(index) as f:
                     files = [os.path.join(folder, name) for name in sorted(set(json.load(f)['weight_map'].values()))]
             return {name: t for file in files for name, t in load_file(file).items()}
@@ -160,9 +162,6 @@ def hf_from_ours(model):
     if cfg.arch == 'gpt2' and (cfg.n_kv_head or cfg.n_head) != cfg.n_head:
         raise ValueError(f"n_kv_head={cfg.n_kv_head}: GPT2LMHeadModel has no grouped-query attention "
                          f"(arch='llama' has)")
-    # GPT-2 BPE's <|endoftext|> begins and ends a text; another vocabulary's are not known here: None, written out
-    # (GPT2Config's defaults would be 50256, LlamaConfig's 1 and 2)
-    eot = GPT2_EOT if cfg.vocab_size > GPT2_EOT else None
     if cfg.arch == 'gpt2':
         config = dict(architectures=['GPT2LMHeadModel'], model_type='gpt2', n_layer=cfg.n_layer, n_head=cfg.n_head,
                       n_embd=cfg.n_embd, n_positions=cfg.block_size, n_ctx=cfg.block_size, vocab_size=cfg.vocab_size,
@@ -192,17 +191,30 @@ def hf_from_ours(model):
             tensors |= dict(zip((hf + k for k in GATE_UP), sd[ours + 'mlp.c_fc.weight'].chunk(2)))
         if not tie:
             tensors['lm_head.weight'] = sd['lm_head.weight']
-    return config | dict(bos_token_id=eot, eos_token_id=eot), {k: v.contiguous() for k, v in tensors.items()}
+    return config, {k: v.contiguous() for k, v in tensors.items()}
 
 
-def save(model, folder, gpt2_bpe):
-    """A Hugging Face folder of the model: config.json, model.safetensors, and GPT-2's BPE files where gpt2_bpe."""
+def save(model, folder, tokenizer_files):
+    """A Hugging Face folder of the model: config.json, model.safetensors and its tokenizer's files {name: text}
+    (bos and eos ids from their generation_config.json, None without one). ValueError where folder is a file, or
+    holds files of the kinds transformers reads (weights, configs, vocabularies) that this does not write: it could
+    read them in place of these."""
     from safetensors.torch import save_file
     config, tensors = hf_from_ours(model)
+    written = {'config.json', 'model.safetensors', *tokenizer_files}
+    if os.path.isfile(folder):
+        raise ValueError(f"{folder} is a file: give the path of a folder to write")
+    others = sorted(name for name in (os.listdir(folder) if os.path.isdir(folder) else [])
+                    if name not in written and name.endswith(('.safetensors', '.bin', '.json', '.txt', '.model')))
+    if others:
+        raise ValueError(f"{folder} holds {', '.join(others)}, another model's files transformers could read with "
+                         f"these: give a new or empty folder")
+    ids = json.loads(tokenizer_files.get('generation_config.json', '{}'))
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, 'config.json'), 'w') as f:
-        json.dump(config | {'torch_dtype': 'float32'}, f, indent=2)
+        json.dump(config | {'torch_dtype': 'float32', 'bos_token_id': ids.get('bos_token_id'),
+                            'eos_token_id': ids.get('eos_token_id')}, f, indent=2)
     save_file(tensors, os.path.join(folder, 'model.safetensors'), metadata={'format': 'pt'})
-    if gpt2_bpe:
-        from data.common import gpt2_bpe_files
-        gpt2_bpe_files(folder)
+    for name, text in tokenizer_files.items():
+        with open(os.path.join(folder, name), 'w', encoding='utf-8') as f:
+            f.write(text)

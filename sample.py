@@ -49,7 +49,7 @@ device, device_type, ptdtype, ctx = device_and_autocast(device, dtype)
 torch.manual_seed(seed)
 
 with user_errors():
-    model_args, weights, train_config = checkpoint.weights(init_from, out_dir, device)
+    model_args, weights, train_config, tokenizer = checkpoint.weights(init_from, out_dir, device)
     gptconf = GPTConfig(**dict(model_args, dropout=0.0))  # sampling never drops out
     overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
 measured = None
@@ -82,7 +82,8 @@ if meta:
     encode = lambda s: [stoi[c] for c in s]
     decode = lambda ids: ''.join(itos[i] for i in ids)
 else:
-    subword = subword_tokenizer(init_from, gptconf.vocab_size)
+    with user_errors():
+        subword = subword_tokenizer(tokenizer, gptconf.vocab_size)
     if subword is None:
         fail(f"the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
              + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if train_config else

@@ -29,7 +29,7 @@ from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
 from configurator import configure, command_line_keys, fail, device_and_autocast, user_errors
-from data.common import read_meta, check_tokens, dataset_dir, prepare_command
+from data.common import read_meta, read_tokenizer, check_tokens, dataset_dir, prepare_command
 
 # -----------------------------------------------------------------------------
 # default config values: GPT-2 (124M) on OpenWebText
@@ -153,23 +153,27 @@ print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
 
 # data and model ----------------------------------------------------------------
 data_dir = dataset_dir(dataset)
-ckpt, weights = None, None  # the checkpoint resumed, or the pretrained weights started from (hf.py)
+ckpt, weights, tokenizer = None, None, None  # the checkpoint resumed, or the pretrained weights (hf.py) and tokenizer
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
                   bias=bias, vocab_size=None, dropout=dropout, rope_theta=rope_theta, gelu_approximate=gelu_approximate)
 with user_errors():  # bad data, checkpoints and settings are refused here, not met as a crash (or silent garbage) mid-run
     meta = read_meta(data_dir)
+    asked = {k: v for k, v in model_args.items() if k in command_line_keys() and k in checkpoint.ARCH_KEYS}
     if init_from == 'resume':  # the checkpoint's model, as nanoGPT resumes; a differing key asked for is refused
         resume_path = checkpoint.latest(out_dir)
         print(f"resuming from {resume_path}")
         ckpt = checkpoint.load(resume_path, device)
-        saved = GPTConfig(**ckpt['model_args']).__dict__
-        asked = {k: v for k, v in model_args.items() if k in command_line_keys() and k in checkpoint.ARCH_KEYS}
-        checkpoint.check_fits(ckpt, resume_path, saved, asked | ({'vocab_size': meta['vocab_size']} if meta else {}),
-                              optimizer)
+        saved, tokenizer = GPTConfig(**ckpt['model_args']).__dict__, ckpt.get('tokenizer')
+        vocab = {'vocab_size': meta['vocab_size']} if meta else {}  # the dataset's vocabulary is the model's too
+        checkpoint.check_fits(f"checkpoint {resume_path}", saved, asked | vocab,
+                              "use the checkpoint's settings and data, or another out_dir")
+        checkpoint.check_optimizer(ckpt, resume_path, optimizer)
         model_args, block_size = saved, saved['block_size']
-    elif init_from != 'scratch':
+    elif init_from != 'scratch':  # the folder's model (its context cropped to block_size) and tokenizer
         print(f"initialising from {init_from}")
-        model_args, weights = hf.load(init_from, block_size)
+        (model_args, weights), tokenizer = hf.load(init_from, block_size), read_tokenizer(init_from)
+        checkpoint.check_fits(init_from, GPTConfig(**model_args).__dict__, asked,
+                              "the model is the folder's: leave those settings out")
         if meta and (read_meta(init_from) or {}).get('stoi') != meta['stoi']:  # (export.py copies a meta.json)
             raise ValueError(f"{init_from} reads its own vocabulary's tokens, not the characters of {meta['path']}")
     # no vocabulary file: GPT-2 BPE, padded to a multiple of 64
@@ -179,9 +183,9 @@ with user_errors():  # bad data, checkpoints and settings are refused here, not 
     for split in ('train', 'val'):
         check_tokens(os.path.join(data_dir, f'{split}.bin'), gptconf.vocab_size, block_size,
                      f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json",
-                     prepare_command(dataset))
+                     prepare_command(dataset) + (f" --tokenizer={tokenizer['source']}" if tokenizer else ""))
     if hellaswag is not None:  # read (or downloaded) now: a bad file is refused here, not at the first eval
-        hellaswag_examples, hellaswag_encode = hs.read(hellaswag), hs.encoder(init_from, gptconf.vocab_size)
+        hellaswag_examples, hellaswag_encode = hs.read(hellaswag), hs.encoder(tokenizer, gptconf.vocab_size)
 if meta:
     print(f"vocab_size = {gptconf.vocab_size} (from {meta['path']})")
 tokens_per_iter = gradient_accumulation_steps * ddp_world_size * batch_size * block_size
@@ -296,7 +300,7 @@ def save_checkpoint(rng):
     global saved_at, saved_to
     info = {'scaler': scaler.state_dict(), 'model_args': model_args, 'iter_num': iter_num,
             'best_val_loss': best_val_loss, 'config': config, 'rng': rng, 'nonfinite_steps': int(nonfinite[0].item()),
-            'kernels': raw_model.kernels, 'kernel_timings': kernel_timings}
+            'kernels': raw_model.kernels, 'kernel_timings': kernel_timings, 'tokenizer': tokenizer}
     saved_at, saved_to = iter_num, checkpoint.save_run(info, raw_model, optimizer, out_dir, fsdp, ddp_rank)
     print(f"saved checkpoint to {saved_to} (iter {iter_num})")
 

@@ -1,6 +1,6 @@
 # Fine-tune OpenAI's GPT-2 XL on Tiny Shakespeare (GPT-2 BPE): python data/shakespeare/prepare.py first.
 # One GPU: python train.py config/finetune_shakespeare.py (any size: --init_from=gpt2, gpt2-medium, gpt2-large,
-# or a local Hugging Face folder)
+# or a local Hugging Face folder: for its own tokenizer, python data/shakespeare/prepare.py --tokenizer=FOLDER)
 import time
 
 out_dir = 'out-shakespeare'

