@@ -222,12 +222,13 @@ def matched(model_sd, sd, source):
 
 
 def restore(ckpt, optimizer, scaler, rank, world_size, model):
-    """The optimizer's and the loss scaler's state loaded from ckpt (each group keeps this run's base_lr); where the
+    """The optimizer's and the loss scaler's state loaded from ckpt (each group keeps this run's settings: its
+    learning rate, weight decay, betas; the checkpoint's moments and step counts are what resume); where the
     checkpoint names its optimizer's parameters (from_nanogpt), each one's state goes where model's optimizer has it.
     A sharded checkpoint's state is read here, resharded for model (FSDP's or whole) by DCP; a whole one's goes to
     FSDP's shards by name. Returns (the steps skipped before, this rank's generators or None where the ranks differ
     in number)."""
-    base_lrs = [g['base_lr'] for g in optimizer.param_groups]
+    settings = [{k: v for k, v in g.items() if k != 'params'} for g in optimizer.param_groups]
     if ckpt.get('sharded'):
         state = {'optimizer': get_optimizer_state_dict(model, optimizer)}
         _read_sharded(state, ckpt['sharded'])
@@ -245,12 +246,12 @@ def restore(ckpt, optimizer, scaler, rank, world_size, model):
             set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
         else:
             optimizer.load_state_dict(state)
-    for g, base_lr in zip(optimizer.param_groups, base_lrs):
-        g['base_lr'] = base_lr
+    for g, own in zip(optimizer.param_groups, settings):
+        g.update(own)
     if ckpt['scaler']:  # empty: a scaler that was off, or nanoGPT's checkpoint (which keeps none)
         scaler.load_state_dict(ckpt['scaler'])
     rng = ckpt.get('rng')  # one state per rank
-    if rng is None or len(rng) != world_size:
+    if (rng is None or len(rng) != world_size) and model.config.dropout > 0:
         print(f"the checkpoint has the generators of {len(rng or [])} rank(s), this run {world_size}: dropout's "
               f"draws start afresh (not the uninterrupted run's bit for bit)")
     return ckpt.get('nonfinite_steps', 0), rng[rank] if rng is not None and len(rng) == world_size else None

@@ -7,7 +7,8 @@ globals (int, float, bool, str or None; UPPER_CASE names are constants), then ca
 
 which applies, in order, each argument of sys.argv[1:]:
     config/train_shakespeare_char.py   a config file: a Python script that assigns some
-                                       of those globals (it may import and compute)
+                                       of those globals (it may import and compute; its
+                                       own names start with _ or are UPPER_CASE)
     --batch_size=32                    one override; the value is a Python literal, and
                                        a str key takes the raw text (--out_dir=out-x)
     --compile                          a bool key alone means True
@@ -52,7 +53,8 @@ def user_errors():
 def _unknown(key, keys, where):
     close = difflib.get_close_matches(key, keys, n=3)
     hint = f"did you mean: {', '.join(close)}?" if close else "run with --help to list the keys"
-    fail(f"unknown config key '{key}'{where} ({hint})")
+    helper = f"; a name of the file's own starts with _ or is UPPER_CASE (_{key})" if where else ""
+    fail(f"unknown config key '{key}'{where} ({hint}{helper})")
 
 def _checked(name, value, default, optional):
     """value, if it has the type of the key's default (an int is fine for a float), or None for an optional key."""
@@ -104,7 +106,8 @@ def configure(g, argv=None, skip_unknown_in_files=False, optional=()):
     for arg in argv:
         if not arg.startswith('--'):  # a config file
             if not os.path.isfile(arg):
-                fail(f"config file '{arg}' not found")
+                fail(f"config file '{arg}' not found" + ("" if arg.endswith('.py') else
+                                                         " (a value goes with its key, in one argument: --key=value)"))
             print(f"config: applying {arg}")
             with open(arg) as f:
                 source = f.read()
@@ -116,8 +119,8 @@ def configure(g, argv=None, skip_unknown_in_files=False, optional=()):
                 fail(f"config file '{arg}' failed: {type(e).__name__}: {e}")
             skipped = []
             for k, v in scope.items():
-                if k.startswith('_') or callable(v) or isinstance(v, types.ModuleType):
-                    continue  # __builtins__, imports, helper functions
+                if k.startswith('_') or k.isupper() or callable(v) or isinstance(v, types.ModuleType):
+                    continue  # __builtins__, imports, the file's own constants and helper functions
                 if k not in defaults:
                     if skip_unknown_in_files:
                         skipped.append(k)
@@ -166,5 +169,7 @@ def device_and_autocast(device, dtype):
     ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}.get(dtype)
     if ptdtype is None:
         fail(f"dtype must be 'auto', 'float32', 'bfloat16' or 'float16', got {dtype!r}")
+    if device_type == 'cpu' and ptdtype != torch.float32:  # (nanoGPT runs fp32 on a CPU whatever dtype says)
+        print(f"dtype={dtype} on the CPU: autocast runs, most CPUs slower than in float32 ('auto' picks float32)")
     ctx = nullcontext() if ptdtype == torch.float32 else torch.autocast(device_type=device_type, dtype=ptdtype)
     return device, device_type, ptdtype, ctx

@@ -6,6 +6,7 @@ $ python export.py --out_dir=out-xl --hf_dir= --whole_ckpt=out-xl/ckpt.pt   # FS
 The model's tokenizer goes with it (data.common.tokenizer_files): a character-level model's meta.json, the Hugging
 Face tokenizer the run started from, or GPT-2's BPE files.
 """
+import os
 import sys
 
 import torch
@@ -13,7 +14,7 @@ import torch
 import checkpoint
 import hf
 from model import GPTConfig, GPT
-from configurator import configure, user_errors
+from configurator import configure, fail, user_errors
 from data.common import dataset_dir, tokenizer_files
 
 # -----------------------------------------------------------------------------
@@ -22,6 +23,8 @@ hf_dir = 'hf'  # the folder written ('' for none)
 whole_ckpt = ''  # a path: the checkpoint also written there whole, in ckpt.pt's layout, optimizer state and all
 # -----------------------------------------------------------------------------
 config = configure(globals())
+if whole_ckpt and (os.path.isdir(whole_ckpt) or not os.path.isdir(os.path.dirname(os.path.abspath(whole_ckpt)))):
+    fail(f"whole_ckpt={whole_ckpt!r} must be a file's path in a folder that exists")
 
 with user_errors():
     ckpt = checkpoint.load(checkpoint.latest(out_dir), 'cpu')

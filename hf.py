@@ -77,7 +77,9 @@ def read_config(folder):
         with open(os.path.join(folder, 'config.json')) as f:
             return json.load(f)
     except (OSError, ValueError) as e:
-        raise ValueError(f"{folder}: no readable config.json ({first_line(e)})") from None
+        run = any(os.path.exists(os.path.join(folder, name)) for name in ('ckpt.pt', 'ckpt_sharded'))
+        raise ValueError(f"{folder}: no readable config.json ({first_line(e)})" + (
+            f"; it is a run's folder: --init_from=resume --out_dir={folder}" if run else "")) from None
 
 
 def read_weights(folder):
@@ -149,7 +151,8 @@ def load(init_from, block_size=None):
     except KeyError as e:
         raise ValueError(f"{folder}: the weights do not match config.json's model (at {e.args[0]})") from None
     if block_size is not None and block_size > args['block_size']:
-        raise ValueError(f"block_size={block_size}, but {init_from} takes at most {args['block_size']} positions")
+        raise ValueError(f"block_size={block_size}, but {init_from} takes at most {args['block_size']} positions: "
+                         f"use --block_size={args['block_size']} or less")
     if block_size is not None and args['arch'] == 'gpt2':
         sd['transformer.wpe.weight'] = sd['transformer.wpe.weight'][:block_size]
     return args | dict(block_size=block_size or args['block_size']), sd

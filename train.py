@@ -96,11 +96,14 @@ cuda_graph = True  # replay the whole step (micro-steps, clipping, AdamW, DDP's 
 seed = 1337  # the weights' init and the data order (and dropout) follow it
 # -----------------------------------------------------------------------------
 config = configure(globals())
-lowest = dict.fromkeys(('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'log_interval', 'eval_iters'), 1)
+lowest = dict.fromkeys(('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'log_interval', 'eval_iters',
+                        'ddp_timeout'), 1)
 lowest |= dict.fromkeys(('max_iters', 'grad_clip', 'skip_nonfinite'), 0)  # a negative grad_clip flips the gradients
 if bad := [f"{k}={config[k]!r} must be at least {low}" for k, low in lowest.items()
            if not (isinstance(config[k], (int, float)) and config[k] >= low)]:
     fail('; '.join(bad))
+if not out_dir:
+    fail("out_dir='' names no folder: give the run's folder")
 
 # devices and DDP -------------------------------------------------------------
 device, device_type, ptdtype, ctx = device_and_autocast(device, dtype)
@@ -385,6 +388,9 @@ else:
 t_log, iters_logged = time.time(), 0
 try:
     while True:
+        if iter_num > max_iters and not eval_only:  # (here, not after the step: a finished run resumed trains no more)
+            ended = 'max_iters'
+            break
         lr = get_lr(iter_num) if decay_lr else learning_rate
         for param_group in optimizer.param_groups:
             set_lr(param_group, param_group['base_lr'] * lr / learning_rate)
@@ -439,9 +445,6 @@ try:
         iter_num += 1
         if parallel.any_rank(stop_signal.name is not None, control_group):  # all ranks stop at one step
             ended = stop_signal.name or 'a signal to another rank'
-            break
-        if iter_num > max_iters:
-            ended = 'max_iters'
             break
     if ended != 'eval_only' and (always_save_checkpoint or ended != 'max_iters'):
         save_checkpoint(parallel.every_rank(checkpoint.rng_state(device), control_group))

@@ -157,6 +157,8 @@ def test_bool_key_alone_means_true(capsys):
     configure(g, ['--compile'])
     assert g['compile'] is True
     assert '--key=value' in fails(capsys, ['--out_dir'])
+    assert fails(capsys, ['--compile', 'False']) == ("error: config file 'False' not found (a value goes with its key, "
+                                                     "in one argument: --key=value)")
 
 
 def test_config_file_applied_then_overridden(tmp_path, capsys):
@@ -165,13 +167,14 @@ def test_config_file_applied_then_overridden(tmp_path, capsys):
                                    "max_iters = helper(int(math.sqrt(16)))  # 8\n"
                                    "learning_rate = 1  # int for a float\n"
                                    "n_kv_head = 'anything'\n"
-                                   "_scratch = [1, 2]\n")
+                                   "_scratch = [1, 2]\n"
+                                   "TOKENS = 4 * 1024  # the file's own constant\n")
     g = defaults()
     config = configure(g, [path, '--max_iters=3'])
     assert config['max_iters'] == 3 and g['max_iters'] == 3
     assert g['learning_rate'] == 1.0 and type(g['learning_rate']) is float
     assert g['n_kv_head'] == 'anything'
-    assert 'math' not in config and 'helper' not in config and g['os'] is os
+    assert 'math' not in config and 'helper' not in config and 'TOKENS' not in config and g['os'] is os
     out = capsys.readouterr().out
     assert f'config: applying {path}' in out and 'config: max_iters = 3' in out
 
@@ -196,7 +199,8 @@ def test_several_config_files_in_order(tmp_path):
 def test_unknown_key_in_config_file(tmp_path, capsys):
     path = write(tmp_path, 'x.py', "max_iter = 5\n")
     msg = fails(capsys, [path])
-    assert msg == f"error: unknown config key 'max_iter' in {path} (did you mean: max_iters?)"
+    assert msg == (f"error: unknown config key 'max_iter' in {path} (did you mean: max_iters?; a name of the file's "
+                   f"own starts with _ or is UPPER_CASE (_max_iter))")
 
 
 def test_unknown_keys_in_config_file_skipped_when_asked(tmp_path, capsys):
@@ -286,3 +290,11 @@ def test_a_cuda_device_is_made_current_as_torchrun_ranks_need(monkeypatch, devic
     monkeypatch.delenv('RANK', raising=False)
     with pytest.raises(SystemExit):
         device_and_autocast('cuda:2', 'float32')
+
+
+def test_a_lower_precision_on_the_cpu_autocasts_and_says_it_is_slow(capsys):
+    """nanoGPT runs fp32 on a CPU whatever dtype says; here dtype is what autocast runs in, with a line about it."""
+    for dtype, autocast in (('auto', False), ('float32', False), ('bfloat16', True)):
+        _, _, ptdtype, ctx = device_and_autocast('cpu', dtype)
+        assert isinstance(ctx, torch.autocast) == autocast and (ptdtype == torch.bfloat16) == autocast
+        assert ('slower than in float32' in capsys.readouterr().out) == autocast, dtype

@@ -262,8 +262,8 @@ def test_a_folders_tokenizer_stays_with_the_run(tmp_path):
 
 def test_what_an_export_or_a_tokenizer_cannot_take_is_a_one_line_error(data_root, tmp_path):
     """export.py refuses a file, and a folder holding another model's files that transformers could read instead;
-    a tokenizer.json that cannot be read, or with more tokens than the model, and a HellaSwag file without
-    examples are one-line errors."""
+    a tokenizer.json that cannot be read, or with more tokens than the model, a HellaSwag file without examples, a
+    whole checkpoint's path in no folder and a run's folder given as a Hugging Face one are one-line errors."""
     out = tmp_path / 'out'
     run('train.py', *TINY, f'--dataset={data_root}/shakespeare_char', f'--out_dir={out}', '--device=cpu',
         '--max_iters=1', '--eval_interval=1')
@@ -275,6 +275,10 @@ def test_what_an_export_or_a_tokenizer_cannot_take_is_a_one_line_error(data_root
                'holds model.safetensors.index.json', 'give a new or empty folder')
     user_error(run('eval.py', f'--out_dir={out}', f'--hellaswag={tmp_path / "a_file"}', '--device=cpu',
                    check=False), 'holds no HellaSwag examples')
+    user_error(run('export.py', f'--out_dir={out}', '--hf_dir=', f'--whole_ckpt={tmp_path / "nowhere" / "ckpt.pt"}',
+                   check=False), "must be a file's path in a folder that exists")
+    user_error(run('sample.py', f'--init_from={out}', '--device=cpu', check=False),
+               f"it is a run's folder: --init_from=resume --out_dir={out}")
     from tokenizers import ByteLevelBPETokenizer
     llama_folder(tmp_path / 'small', vocab_size=260)
     bpe = ByteLevelBPETokenizer()
@@ -327,6 +331,10 @@ def test_a_nanogpt_checkpoint_resumes_and_samples(data_root, tmp_path):
     checkpoint.restore(ckpt, optimizer, torch.amp.GradScaler('cpu', enabled=False), 0, 1, ours_model)
     for p in ours_model.parameters():
         assert torch.equal(optimizer.state[p]['exp_avg'], state[name[id(p)]]['exp_avg']), name[id(p)]
+    other = ours_model.configure_optimizers(0.0, 1e-3, (0.8, 0.9), 'cpu')  # a run that asks for other settings
+    checkpoint.restore(ckpt, other, torch.amp.GradScaler('cpu', enabled=False), 0, 1, ours_model)
+    assert all(g['betas'] == (0.8, 0.9) and g['weight_decay'] == 0.0 for g in other.param_groups)  # the run's
+    assert all(torch.equal(other.state[p]['exp_avg'], optimizer.state[p]['exp_avg']) for p in ours_model.parameters())
 
     base = [*TINY, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}', '--device=cpu']
     p = run('train.py', *base, '--init_from=resume', '--max_iters=5', '--eval_interval=5', '--log_interval=1')

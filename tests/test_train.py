@@ -154,6 +154,9 @@ def test_resume_continues_at_the_saved_iteration(trained, data_root, device):
     losses = iter_losses(p.stdout)
     assert sorted(losses) == [70, 80], p.stdout
     assert losses[70] < iter_losses(stdout)[0] - 0.8  # the trained weights, not a fresh model
+    p = run('train.py', *args, f'--dataset={data_root}/shakespeare_char', f'--out_dir={out_dir}', f'--device={device}',
+            '--max_iters=80', '--lr_decay_iters=80', '--eval_interval=30', '--init_from=resume', '--log_interval=1')
+    assert "resumed at iter 81" in p.stdout and not iter_losses(p.stdout), p.stdout  # finished: no step more
 
 @pytest.mark.xdist_group('trained')
 def test_sample_from_checkpoint(trained, tmp_path):
@@ -468,6 +471,8 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
         (['--arch=llama', '--n_kv_head=3'], ["n_kv_head a divisor of n_head"]),
         (['--device=gpu'], ["device must be"]),
         (['--batch_size=None'], ["--batch_size expects int, got None"]),  # None only where a key takes it
+        (['--ddp_timeout=0'], ["ddp_timeout=0 must be at least 1"]),
+        (['--out_dir='], ["out_dir='' names no folder"]),
         (['--device=cuda:99'], ["device=cuda:99 but this machine has"]),
     ]
     for args, phrases in refused:
