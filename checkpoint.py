@@ -40,6 +40,7 @@ from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_optim
                                                      set_optimizer_state_dict)
 from torch.distributed.fsdp import FSDPModule
 
+from configurator import first_line
 from data.common import read_tokenizer
 
 KEYS = ('model', 'optimizer', 'scaler', 'model_args', 'iter_num', 'best_val_loss', 'config')  # what the scripts read
@@ -155,8 +156,7 @@ def load(path, device):
         else:
             ckpt = torch.load(path, map_location=device, weights_only=True)
     except Exception as e:
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        raise ValueError(f"cannot read checkpoint {path} ({first}): the file is damaged, incomplete, or holds "
+        raise ValueError(f"cannot read checkpoint {path} ({first_line(e)}): the file is damaged, incomplete, or holds "
                          f"more than tensors and plain data; start again") from None
     if isinstance(ckpt, dict) and 'scaler' not in ckpt and 'arch' not in ckpt.get('model_args', {'arch': 0}):
         ckpt = from_nanogpt(ckpt)

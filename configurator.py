@@ -42,6 +42,10 @@ def fail(message):
     sys.stderr.write("error: " + " ".join(str(message).split("\n")) + "\n")
     sys.exit(2)
 
+def first_line(e):
+    """What a one-line error quotes of an exception: its message's first line (its type's name without one)."""
+    return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+
 @contextmanager
 def user_errors():
     """A ValueError raised inside is the user's to fix (a setting, a file): it ends the program as fail() does."""

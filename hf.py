@@ -9,7 +9,7 @@ code. What the model cannot express (another architecture, rope scaling, biases 
 truncated file) is a ValueError of one line; the scripts check every tensor's name and shape as the model takes
 them (checkpoint.matched).
 
-save(model, folder, tokenizer_files): config.json and model.safetensors that transformers' AutoModelForCausalLM
+save(model, folder, files): config.json and model.safetensors that transformers' AutoModelForCausalLM
 reads, and the tokenizer's files (export.py: GPT-2's, the Hugging Face tokenizer the run started from, or a
 character vocabulary); a ValueError where transformers has no such model (GPT-2 with grouped-query attention).
 
@@ -21,6 +21,8 @@ import json
 import os
 
 import torch
+
+from configurator import first_line
 
 GPT2_SIZES = ('gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl')
 CONV1D = ('attn.c_attn.weight', 'attn.c_proj.weight', 'mlp.c_fc.weight', 'mlp.c_proj.weight')
@@ -65,10 +67,6 @@ def model_args(config, path):
                     norm_eps=config.get('rms_norm_eps', 1e-6), tie_embeddings=config.get('tie_word_embeddings', False))
     raise ValueError(f"{path}: model_type={kind!r} is not supported (GPT2LMHeadModel and LlamaForCausalLM-style "
                      f"models are)")
-
-
-def first_line(e):
-    return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
 
 
 def read_config(folder):
@@ -197,14 +195,14 @@ def hf_from_ours(model):
     return config, {k: v.contiguous() for k, v in tensors.items()}
 
 
-def save(model, folder, tokenizer_files):
+def save(model, folder, files):
     """A Hugging Face folder of the model: config.json, model.safetensors and its tokenizer's files {name: text}
     (bos and eos ids from their generation_config.json, None without one). ValueError where folder is a file, or
     holds files of the kinds transformers reads (weights, configs, vocabularies) that this does not write: it could
     read them in place of these."""
     from safetensors.torch import save_file
     config, tensors = hf_from_ours(model)
-    written = {'config.json', 'model.safetensors', *tokenizer_files}
+    written = {'config.json', 'model.safetensors', *files}
     if os.path.isfile(folder):
         raise ValueError(f"{folder} is a file: give the path of a folder to write")
     others = sorted(name for name in (os.listdir(folder) if os.path.isdir(folder) else [])
@@ -212,12 +210,12 @@ def save(model, folder, tokenizer_files):
     if others:
         raise ValueError(f"{folder} holds {', '.join(others)}, another model's files transformers could read with "
                          f"these: give a new or empty folder")
-    ids = json.loads(tokenizer_files.get('generation_config.json', '{}'))
+    ids = json.loads(files.get('generation_config.json', '{}'))
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, 'config.json'), 'w') as f:
         json.dump(config | {'torch_dtype': 'float32', 'bos_token_id': ids.get('bos_token_id'),
                             'eos_token_id': ids.get('eos_token_id')}, f, indent=2)
     save_file(tensors, os.path.join(folder, 'model.safetensors'), metadata={'format': 'pt'})
-    for name, text in tokenizer_files.items():
+    for name, text in files.items():
         with open(os.path.join(folder, name), 'w', encoding='utf-8') as f:
             f.write(text)

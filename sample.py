@@ -65,7 +65,7 @@ if compile:
     model = compile_model(model)
 
 # the tokenizer: the dataset's character vocabulary if it has one (a folder's meta.json, as export.py copies it),
-# a pretrained folder's own, else GPT-2 BPE
+# else the Hugging Face tokenizer of the folder the model came from (kept in the run's checkpoints), else GPT-2 BPE
 data_dir = (dataset_dir(train_config['dataset'], train_config.get('data_root', 'data')) if train_config  # (older)
             else init_from if os.path.isdir(init_from) else None)
 with user_errors():

@@ -28,7 +28,7 @@ from kernels import choose
 from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
-from configurator import configure, command_line_keys, fail, device_and_autocast, user_errors
+from configurator import configure, command_line_keys, fail, first_line, device_and_autocast, user_errors
 from data.common import read_meta, read_tokenizer, check_tokens, dataset_dir, prepare_command
 
 # -----------------------------------------------------------------------------
@@ -95,7 +95,7 @@ compile = True  # use PyTorch 2.0 to compile the model to be faster
 cuda_graph = True  # replay the whole step (micro-steps, clipping, AdamW, DDP's all-reduces) from one CUDA graph
 seed = 1337  # the weights' init and the data order (and dropout) follow it
 # -----------------------------------------------------------------------------
-config = configure(globals())
+config = configure(globals(), optional=('wandb_run_name',))  # None: wandb names the run
 lowest = dict.fromkeys(('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'log_interval', 'eval_iters',
                         'ddp_timeout'), 1)
 lowest |= dict.fromkeys(('max_iters', 'grad_clip', 'skip_nonfinite'), 0)  # a negative grad_clip flips the gradients
@@ -159,7 +159,7 @@ data_dir = dataset_dir(dataset)
 ckpt, weights, tokenizer = None, None, None  # the checkpoint resumed, or the pretrained weights (hf.py) and tokenizer
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
                   bias=bias, vocab_size=None, dropout=dropout, rope_theta=rope_theta, gelu_approximate=gelu_approximate)
-with user_errors():  # bad data, checkpoints and settings are refused here, not met as a crash (or silent garbage) mid-run
+with user_errors():  # bad data, checkpoints and settings refused here, not met as a crash (or silent garbage) mid-run
     meta = read_meta(data_dir)
     asked = {k: v for k, v in model_args.items() if k in command_line_keys() and k in checkpoint.ARCH_KEYS}
     if init_from == 'resume':  # the checkpoint's model, as nanoGPT resumes; a differing key asked for is refused
@@ -185,8 +185,9 @@ with user_errors():  # bad data, checkpoints and settings are refused here, not 
     overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
     for split in ('train', 'val'):
         check_tokens(os.path.join(data_dir, f'{split}.bin'), gptconf.vocab_size, block_size,
-                     f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json",
-                     prepare_command(dataset) + (f" --tokenizer={tokenizer['source']}" if tokenizer else ""))
+                     f"from {meta['path']}" if meta else "the model's, as the dataset has no meta.json" + (
+                         f"; data/shakespeare/prepare.py --tokenizer={tokenizer['source']} writes tokens of the "
+                         f"model's own tokenizer" if tokenizer else ""), prepare_command(dataset))
     if hellaswag is not None:  # read (or downloaded) now: a bad file is refused here, not at the first eval
         hellaswag_examples, hellaswag_encode = hs.read(hellaswag), hs.encoder(tokenizer, gptconf.vocab_size)
 if meta:
@@ -234,9 +235,10 @@ with user_errors():  # the checkpoint's or the weights' names and shapes, and fp
 if ckpt is not None:
     iter_num, best_val_loss = ckpt['iter_num'], ckpt['best_val_loss']
     print(f"resumed at iter {iter_num} (best val loss {best_val_loss:.4f})")
-    if changed := [f"{k}={ckpt['config'].get(k, False)} before" for k in ('fp8', 'autocast_residual')
-                   if ckpt['config'].get(k, False) != config[k]]:  # the math changes here (nanoGPT's have neither)
-        print(f"note: this run has other math than the one it resumes ({', '.join(changed)})")
+    before = dict(fp8=False, autocast_residual=False) | ckpt['config']  # (nanoGPT's have neither)
+    if changed := [f"{k}={before[k]!r} before" for k in ('fp8', 'autocast_residual', 'learning_rate', 'weight_decay',
+                   'beta1', 'beta2', 'muon_lr') if before.get(k, config[k]) != config[k]]:
+        print(f"note: this run's settings differ from the run it resumes, and hold ({', '.join(changed)})")
 scaler = torch.amp.GradScaler(device_type, enabled=(ptdtype == torch.float16))  # fp16 needs loss scaling
 print(parallel.memory_summary(model, batch_size * block_size, gradient_accumulation_steps * ddp_world_size, ptdtype))
 saved_at, saved_to = (iter_num, resume_path) if init_from == 'resume' else (None, None)  # the last good checkpoint
@@ -386,9 +388,10 @@ else:
 # step's host side can run many steps ahead of the GPU (a replayed CUDA graph is one launch): one iteration's host
 # time is not its time. Evals and checkpoints are left out.
 t_log, iters_logged = time.time(), 0
+start_iter = iter_num  # nothing to save here: the weights begun from, or the checkpoint resumed
 try:
     while True:
-        if iter_num > max_iters and not eval_only:  # (here, not after the step: a finished run resumed trains no more)
+        if iter_num > max_iters and not eval_only:  # checked before the step: a run resumed past max_iters takes none
             ended = 'max_iters'
             break
         lr = get_lr(iter_num) if decay_lr else learning_rate
@@ -408,7 +411,7 @@ try:
                               | {k: v for k, v in losses.items() if k.startswith('hellaswag')})
                 if (losses['val'] < best_val_loss or always_save_checkpoint) and not eval_only:
                     best_val_loss = min(best_val_loss, losses['val'])
-                    if iter_num > 0:
+                    if iter_num > start_iter:
                         save_checkpoint(rng)
             t_log += time.time() - t_eval
         if eval_only:
@@ -446,13 +449,13 @@ try:
         if parallel.any_rank(stop_signal.name is not None, control_group):  # all ranks stop at one step
             ended = stop_signal.name or 'a signal to another rank'
             break
-    if ended != 'eval_only' and (always_save_checkpoint or ended != 'max_iters'):
+    if ended != 'eval_only' and iter_num > start_iter and (always_save_checkpoint or ended != 'max_iters'):
         save_checkpoint(parallel.every_rank(checkpoint.rng_state(device), control_group))
 except RuntimeError as e:  # under DDP, a collective that failed: say which rank saw what, in one line
     if not ddp or not (isinstance(e, dist.DistError) or 'gloo' in str(e)):
         raise
     fail(f"rank {ddp_rank} at iter {iter_num}: a collective with the other ranks failed: another rank died, hung "
-         f"or was stopped (waits end after ddp_timeout={ddp_timeout}s): {str(e).strip().splitlines()[0][:200]}")
+         f"or was stopped (waits end after ddp_timeout={ddp_timeout}s): {first_line(e)}")
 if ended not in ('max_iters', 'eval_only'):
     print(f"stopped by {ended} at iter {iter_num}, checkpoint saved: resume with --init_from=resume")
 skipped = int(nonfinite[0].item())

@@ -179,8 +179,8 @@ def check_tokens(path, vocab_size, block_size, vocab_from, prepare):
     return n
 
 
-TOKENIZER_FILES = ('tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json',
-                   'generation_config.json')  # a Hugging Face tokenizer, and the special tokens' ids generate() uses
+TOKENIZER_FILES = ('tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'chat_template.jinja',
+                   'chat_template.json', 'generation_config.json')  # a tokenizer, and the ids generate() uses
 
 
 def read_tokenizer(folder):
@@ -190,10 +190,13 @@ def read_tokenizer(folder):
     if not os.path.isfile(os.path.join(str(folder), 'tokenizer.json')):
         return None
     files = {}
-    for name in TOKENIZER_FILES:
+    for name in TOKENIZER_FILES + ('config.json',):
         if os.path.isfile(os.path.join(folder, name)):
             with open(os.path.join(folder, name), encoding='utf-8') as f:
                 files[name] = f.read()
+    ids = {k: v for k, v in json.loads(files.pop('config.json', '{}')).items() if k in ('bos_token_id', 'eos_token_id')}
+    if ids:  # an older folder's ids are its config.json's
+        files.setdefault('generation_config.json', json.dumps(ids))
     tokenizer = dict(source=str(folder), files=files)
     subword_tokenizer(tokenizer, None)  # readable, or the one-line error now
     return tokenizer
@@ -222,7 +225,8 @@ def subword_tokenizer(tokenizer, vocab_size):
         try:
             hf_tokenizer = Tokenizer.from_str(tokenizer['files']['tokenizer.json'])
         except Exception as e:  # the library's own error, whatever its type
-            raise ValueError(f"{path} cannot be read by the tokenizers library ({str(e).splitlines()[0][:200]})")
+            from configurator import first_line  # (here: the prepare scripts need no torch)
+            raise ValueError(f"{path} cannot be read by the tokenizers library ({first_line(e)})") from None
         if vocab_size is not None and hf_tokenizer.get_vocab_size() > vocab_size:
             raise ValueError(f"{path} has {hf_tokenizer.get_vocab_size()} tokens, more than the model's "
                              f"{vocab_size}: it is another model's tokenizer")

@@ -147,16 +147,19 @@ def test_resume_continues_at_the_saved_iteration(trained, data_root, device):
     args = [a for a in TINY if a != '--block_size=64']  # the config file's 256: the checkpoint's 64 rules
     p = run('train.py', *args, f'--dataset={data_root}/shakespeare_char', f'--out_dir={out_dir}', f'--device={device}',
             '--max_iters=80', '--lr_decay_iters=80', '--eval_interval=30', '--init_from=resume',
-            '--autocast_residual=True')  # (in fp32 the same math; another recipe's key is said)
+            '--autocast_residual=True', '--weight_decay=0.05')  # (in fp32 the same math; another key is said)
     assert "resumed at iter 61" in p.stdout  # the run's last state, saved as it ended
-    assert "note: this run has other math than the one it resumes (autocast_residual=False before)" in p.stdout
+    assert ("note: this run's settings differ from the run it resumes, and hold (autocast_residual=False before, "
+            "weight_decay=0.1 before)") in p.stdout, p.stdout
     assert "tokens per iteration: 512 (1 rank(s) x 1 micro-steps x 8 x 64)" in p.stdout, p.stdout
     losses = iter_losses(p.stdout)
     assert sorted(losses) == [70, 80], p.stdout
     assert losses[70] < iter_losses(stdout)[0] - 0.8  # the trained weights, not a fresh model
+    written = os.path.getmtime(os.path.join(out_dir, 'ckpt.pt'))
     p = run('train.py', *args, f'--dataset={data_root}/shakespeare_char', f'--out_dir={out_dir}', f'--device={device}',
             '--max_iters=80', '--lr_decay_iters=80', '--eval_interval=30', '--init_from=resume', '--log_interval=1')
     assert "resumed at iter 81" in p.stdout and not iter_losses(p.stdout), p.stdout  # finished: no step more
+    assert os.path.getmtime(os.path.join(out_dir, 'ckpt.pt')) == written  # and nothing new to save
 
 @pytest.mark.xdist_group('trained')
 def test_sample_from_checkpoint(trained, tmp_path):

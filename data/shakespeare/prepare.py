@@ -9,7 +9,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from data.common import gpt2_encoding, read_tokenizer, subword_tokenizer, text_and_args, write_splits
 
-text, args = text_and_args(__file__, "Tokenise Tiny Shakespeare (or any text file) with GPT-2 BPE.", tokenizer=True)
+text, args = text_and_args(__file__, "Tokenise Tiny Shakespeare (or any text file) with GPT-2 BPE "
+                                   "or a Hugging Face folder's tokenizer.", tokenizer=True)
 if args.tokenizer is None:
     encode = gpt2_encoding().encode_ordinary
 else:
