@@ -94,13 +94,20 @@ device = 'cuda' if cuda else 'cpu'
 workspace_config = os.environ.get('CUBLAS_WORKSPACE_CONFIG') if cuda else None  # the user's: every variant runs with it
 if timed_steps < 1 or warmup_steps < 0:
     fail(f"timed_steps={timed_steps} and warmup_steps={warmup_steps}: at least 1 and 0")
+with user_errors():  # the model asked for, checked before the CPU's stand-in replaces it
+    GPTConfig(n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, arch=arch)
+if kernels and not (cuda or backend.INTERPRET):
+    fail("kernels=True times the Triton kernels: on a GPU, or on a CPU under TRITON_INTERPRET=1 (slow, its times "
+         "none of a GPU's)")
 if not cuda:
     n_kv_head = n_kv_head and max(1, 4 * n_kv_head // n_head)  # the asked grouping of heads, in 4 heads
     batch_size, block_size, vocab_size, n_layer, n_head, n_embd, dtype = 4, 64, 512, 2, 4, 64, 'float32'
-    print(f"no CUDA here: a small model on the CPU whatever the settings (2 layers, 4 heads, {n_kv_head or 4} of "
-          f"keys and values, 64 wide, batch 4 x 64, fp32), eager only; its times are not GPU times, and its ratios "
-          f"say nothing of a GPU's")
     warmup_steps, timed_steps = min(warmup_steps, 2), min(timed_steps, 5)
+    print(f"no CUDA here: a small model on the CPU whatever the settings (2 layers, 4 heads, {n_kv_head or 4} of "
+          f"keys and values, 64 wide, batch 4 x 64, fp32, {warmup_steps} + {timed_steps} steps; train.py's the same "
+          f"for --startup), eager, every op PyTorch's; its times are not GPU times, its ratios say nothing of a GPU's")
+    config.update(batch_size=batch_size, block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
+                  n_kv_head=n_kv_head, n_embd=n_embd, dtype=dtype, warmup_steps=warmup_steps, timed_steps=timed_steps)
 ptdtype = device_and_autocast(device, dtype)[2]  # the dtype key checked as the other scripts check it
 dtype = str(ptdtype).removeprefix('torch.')  # ('auto' resolved)
 gpu_name, peak_flops = gpu_peak_flops(device)
@@ -140,10 +147,11 @@ def table(title, head, rows):
         print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
 
 # the model and the variants ------------------------------------------------------
-with user_errors():
+with user_errors():  # and a bad override refused before anything is measured
     gptconf = GPTConfig(block_size=block_size, vocab_size=vocab_size, n_layer=n_layer, n_head=n_head,
                         n_kv_head=n_kv_head, n_embd=n_embd, bias=bias, arch=arch, dropout=0.0,
                         gelu_approximate=gelu_approximate)
+    overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
 torch.manual_seed(seed)
 data = torch.randint(vocab_size, (warmup_steps + timed_steps, 2, batch_size, block_size), device=device)  # per step
 ctx = torch.autocast(device, dtype=ptdtype, enabled=ptdtype != torch.float32)
@@ -155,8 +163,9 @@ ALL_VARIANTS = ([f"nanogpt {c}" for c in (['eager', 'compiled'] if cuda else ['e
     for k in ('baseline', 'kernels')]
 VARIANTS = [v for v in ALL_VARIANTS if not v.startswith('baseline') or not v.endswith('graphed')]  # run by default
 MAIN = 'kernels compiled' if cuda else 'kernels eager'  # the variant of the optimizer table
-if memory and cuda and memory_variant not in ALL_VARIANTS:
-    fail(f"memory_variant {memory_variant!r} is not among {ALL_VARIANTS}")
+for key, variant in (('memory', memory_variant), ('profile', profile_variant)):
+    if config[key] and cuda and variant not in ALL_VARIANTS:
+        fail(f"{key}_variant {variant!r} is not among {ALL_VARIANTS}")
 
 def nanogpt_model():
     """nanoGPT's own GPT (its model.py at `nanogpt`, unmodified) with this run's config and seed, dressed
@@ -187,8 +196,7 @@ def build(variant):
         model = GPT(gptconf).to(device)
         model.kernel_timings = None
     else:
-        with user_errors():  # a bad override is refused before measuring
-            overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
+        with user_errors():
             measured, timings = (choose.measure(gptconf, batch_size, ptdtype, device, compiled, recompute, overrides)
                                  if cuda else (None, None))
             torch.manual_seed(seed)
@@ -362,7 +370,7 @@ if tune:
 # 3. profile ------------------------------------------------------------------------
 if profile:
     variant = profile_variant if profile_variant in ALL_VARIANTS else MAIN
-    if variant != profile_variant:
+    if variant != profile_variant:  # (on a GPU: refused above)
         print(f"profile_variant {profile_variant!r} is not among {ALL_VARIANTS} here: {MAIN} instead")
     print(f"\nprofile: {variant}, {warmup_steps} warm-up steps, then {profile_steps} steps traced", flush=True)
     model, step_model = build(variant)
@@ -488,7 +496,10 @@ if optim:
           rows)
 
 if startup:
-    results['startup'] = bench_startup.run(startup_config, shlex.split(startup_args), bench_dir)
+    small = [] if cuda else [f'--{k}={v}' for k, v in dict(  # the CPU's stand-in model, as above
+        n_layer=n_layer, n_head=n_head, n_embd=n_embd, batch_size=batch_size, block_size=block_size,
+        gradient_accumulation_steps=1, eval_iters=2, compile=False).items()]
+    results['startup'] = bench_startup.run(startup_config, small + shlex.split(startup_args), bench_dir)
 
 if steps or profile or optim or tune or startup or (memory and cuda):
     with open(os.path.join(bench_dir, 'bench.json'), 'w') as f:

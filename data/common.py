@@ -28,8 +28,11 @@ def read_text(path, url, cache_file):
     if path is not None:
         if not os.path.isfile(path):
             sys.exit(f"error: input file not found: {path}")
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.read()
+        except UnicodeDecodeError as e:
+            sys.exit(f"error: {path} is not UTF-8 text ({e})")
     if not os.path.exists(cache_file):
         print(f"downloading {url}")
         try:

@@ -92,10 +92,15 @@ def test_unknown_variant_and_other_settings_it_cannot_take_are_one_line_errors(t
     assert p.returncode != 0 and 'Traceback' not in p.stderr, p.stderr
     assert p.stderr.strip() == ("error: variants ['kernel eager'] are not among ['baseline eager', 'kernels eager'] "
                                 "(no compiled or graphed variants without CUDA)")
-    for args, error in ((['--kernels', '--kernel_ops=layer_norm,nope'], "error: kernel_ops ['nope'] are not among"),
-                        (['--timed_steps=0'], "error: timed_steps=0 and warmup_steps=10: at least 1 and 0")):
+    p = bench_run(tmp_path, '--kernels', '--kernel_ops=layer_norm,nope', interpret=True, check=False)
+    assert p.returncode != 0 and p.stderr.strip().startswith("error: kernel_ops ['nope'] are not among"), p.stderr
+    for args, error in ((['--timed_steps=0'], "error: timed_steps=0 and warmup_steps=10: at least 1 and 0"),
+                        (['--kernels'], "error: kernels=True times the Triton kernels: on a GPU, or on a CPU under "),
+                        (['--use_triton_rms_norm=True'], "error: use_triton_rms_norm: arch='gpt2' has no such op"),
+                        (['--arch=llama', '--n_kv_head=5'], "error: n_layer, n_head, n_kv_head, n_embd, block_size")):
         p = bench_run(tmp_path, *args, check=False)
         assert p.returncode != 0 and p.stderr.strip().startswith(error), p.stderr
+        assert "[1/" not in p.stdout, p.stdout  # before any variant runs
     # fp8 reads the copies AdamW keeps, and here (fp32, PyTorch's AdamW) there are none
     p = bench_run(tmp_path, '--fp8=True', '--variants=kernels eager', check=False)
     assert p.returncode != 0 and p.stderr.strip().startswith("error: fp8=True: the fp8 products read the copies AdamW "
@@ -253,10 +258,11 @@ TINY_TRAIN = ('--startup_args=--device=cpu --compile=False --n_layer=1 --n_head=
 
 
 def test_startup_times_each_stage_of_a_cold_start_then_two_warm_ones(tmp_path):
-    out = bench(tmp_path, '--startup', TINY_TRAIN)
+    out = bench(tmp_path, '--startup')  # on the CPU, train.py's model is the CPU's small one
     results = json.load(open(tmp_path / 'bench.json'))
     r = results['startup']
     assert r['command'].startswith('train.py config/train_gpt2.py --dataset=') and '--max_iters=0' in r['command']
+    assert '--n_layer=2 --n_head=4 --n_embd=64' in r['command'] and '--compile=False' in r['command'], r['command']
     for start in ('cold', 'warm', 'warm again'):
         seconds = list(r[start].values())
         assert list(r[start]) == list(bench_startup.STAGES) and 0 < seconds[0] and seconds == sorted(seconds), r

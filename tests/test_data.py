@@ -132,3 +132,15 @@ def test_missing_input_is_a_clean_error(name, tmp_path):
     assert "error" in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_text_that_is_not_utf8_is_a_clean_error(name, tmp_path):
+    if name == "openwebtext":
+        pytest.importorskip('datasets', reason="requirements.txt's datasets is not installed here")
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("caf\u00e9\n\nand more text\n".encode("latin-1"))
+    args = ["--input", latin1] if name == "openwebtext" else [latin1]
+    r = run_prepare(name, *args, "--out_dir", tmp_path / "out", tmp_path=tmp_path)
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("error: ") and "can't decode byte 0xe9" in r.stderr, r.stderr

@@ -42,7 +42,10 @@ else:
         files, sample_by = [args.input], "paragraph"
     else:
         sys.exit(f"error: input not found: {args.input}")
-    dataset = load_dataset("text", data_files=files, sample_by=sample_by)["train"]
+    try:
+        dataset = load_dataset("text", data_files=files, sample_by=sample_by)["train"]
+    except Exception as e:  # datasets' own error, its cause (a file that is not UTF-8 text, ...) beneath
+        sys.exit(f"error: cannot read {args.input}: {e.__cause__ or e}")
 if len(dataset) < 2:
     sys.exit(f"error: need at least 2 documents (a folder's .txt files, or a file's paragraphs) to split into train "
              f"and val, got {len(dataset)}")
