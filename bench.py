@@ -306,14 +306,17 @@ if steps:
             print(f"  sustained: {runs[variant]['ms_sustained']:.2f} ms a step", flush=True)
         del model, step_model, train_step, losses
     eager, compiled = runs.get('baseline eager'), runs.get('baseline compiled')
+    nano = next((v for v in ('nanogpt compiled', 'nanogpt eager') if v in runs), None)  # the issues' yardstick
     # what the losses are compared with
     reference = next(v for v in ('baseline eager', 'baseline compiled', chosen[0]) if v in runs)
-    results['loss_reference'] = reference
+    results['loss_reference'], results['nanogpt_reference'] = reference, nano
     for r in runs.values():
         r['vs_baseline_eager'] = eager and eager['ms'] / r['ms']
         r['vs_baseline_compiled'] = compiled and compiled['ms'] / r['ms']
         r['vs_baseline_compiled_back_to_back'] = compiled and compiled['ms_back_to_back'] / r['ms_back_to_back']
         r['memory_vs_baseline_compiled'] = compiled and r['peak_mem_mib'] / compiled['peak_mem_mib']
+        r['vs_nanogpt'] = nano and runs[nano]['ms'] / r['ms']
+        r['memory_vs_nanogpt'] = nano and r['peak_mem_mib'] and r['peak_mem_mib'] / runs[nano]['peak_mem_mib']
         r['loss_diff'] = r['final_loss'] - runs[reference]['final_loss']
     worst = max(abs(r['loss_diff']) for r in runs.values())
     results['train_step'] = runs
@@ -333,11 +336,13 @@ if steps:
           f"from ms/iter" + (f", MFU of {gpu_name}'s peak bf16 FLOP/s" if peak_flops else '')
           + f"; loss after the {warmup_steps + timed_steps} steps",
           ['variant', 'ms/iter', 'back to back', 'tokens/s', 'MFU', 'peak MiB', 'loss', f'loss - {reference}',
-           'vs baseline eager', 'vs baseline compiled', 'vs compiled, back to back', 'memory vs compiled'],
+           'vs baseline eager', 'vs baseline compiled', 'vs compiled, back to back', 'memory vs compiled']
+          + ([f'vs {nano}', f'memory vs {nano}'] if nano else []),
           [[v, f"{r['ms']:.2f}", f"{r['ms_back_to_back']:.2f}", f"{r['tokens_per_s']:,.0f}",
             n_a(r['mfu'] and 100 * r['mfu'], "{:.1f}%"), n_a(r['peak_mem_mib'], "{:,.0f}"), f"{r['final_loss']:.4f}",
-            f"{r['loss_diff']:+.4f}", n_a(r['vs_baseline_eager'], "{:.2f}x"), n_a(r['vs_baseline_compiled'], "{:.2f}x"),
-            n_a(r['vs_baseline_compiled_back_to_back'], "{:.2f}x"), n_a(r['memory_vs_baseline_compiled'], "{:.2f}x")]
+            f"{r['loss_diff']:+.4f}"] + [n_a(r[k], "{:.2f}x") for k in ('vs_baseline_eager', 'vs_baseline_compiled',
+                                         'vs_baseline_compiled_back_to_back', 'memory_vs_baseline_compiled')
+                                         + (('vs_nanogpt', 'memory_vs_nanogpt') if nano else ())]
            for v, r in runs.items()])
     if sustained_steps:
         base = next((v for v in ('nanogpt compiled', 'baseline compiled', 'baseline eager') if v in runs), chosen[0])

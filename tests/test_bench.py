@@ -152,6 +152,12 @@ def test_nanogpts_own_model_runs_beside_the_baselines(tmp_path):
     assert list(r['train_step']) == ['nanogpt eager', 'baseline eager', 'kernels eager']
     run = r['train_step']['nanogpt eager']
     assert run['kernels'] is None and run['ms'] > 0 and math.isfinite(run['final_loss'])
+    assert r['nanogpt_reference'] == 'nanogpt eager'  # (on a GPU its compiled run): the issues' ratios, printed
+    kernels = r['train_step']['kernels eager']
+    assert kernels['vs_nanogpt'] == pytest.approx(run['ms'] / kernels['ms'])
+    assert kernels['memory_vs_nanogpt'] is None  # no peak on the CPU
+    head = next(line for line in out.splitlines() if line.lstrip().startswith('variant'))
+    assert head.endswith('vs nanogpt eager  memory vs nanogpt eager'), head
     for args, error in ((['--nanogpt=missing.py'], "error: nanogpt='missing.py': no such file"),
                         ([f'--nanogpt={model_py}', '--arch=llama'],
                          f"error: nanogpt='{model_py}': nanoGPT's model is GPT-2 only")):
