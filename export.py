@@ -3,7 +3,7 @@ Export a trained model (out_dir's last checkpoint: ckpt.pt or FSDP's sharded one
 transformers' AutoModelForCausalLM reads: config.json and model.safetensors (hf.py).
 $ python export.py --out_dir=out-shakespeare --hf_dir=gpt2-shakespeare
 $ python export.py --out_dir=out-xl --hf_dir= --whole_ckpt=out-xl/ckpt.pt   # FSDP's sharded checkpoint as one file
-The model's tokenizer goes with it (data.common.tokenizer_files): a character-level model's meta.json, the Hugging
+The model's tokenizer goes with it (data.common.model_tokenizer): a character-level model's meta.json, the Hugging
 Face tokenizer the run started from, or GPT-2's BPE files.
 """
 import os
@@ -15,7 +15,7 @@ import checkpoint
 import hf
 from model import GPTConfig, GPT
 from configurator import configure, fail, user_errors
-from data.common import dataset_dir, tokenizer_files
+from data.common import dataset_dir, model_tokenizer
 
 # -----------------------------------------------------------------------------
 out_dir = 'out'  # the checkpoint is out_dir's last (ckpt.pt or ckpt_sharded/)
@@ -30,8 +30,9 @@ with user_errors():
     ckpt = checkpoint.load(checkpoint.latest(out_dir), 'cpu')
     model = GPT(GPTConfig(**dict(ckpt['model_args'], dropout=0.0)))
     model.load_state_dict(checkpoint.matched(model.state_dict(), ckpt['model'], out_dir))
-    files, which = tokenizer_files(dataset_dir(ckpt['config']['dataset'], ckpt['config'].get('data_root', 'data')),
-                                   ckpt.get('tokenizer'), model.config.vocab_size)
+    data_dir = dataset_dir(ckpt['config']['dataset'], ckpt['config'].get('data_root', 'data'))
+    tokenizer = model_tokenizer(data_dir, ckpt.get('tokenizer'), model.config.vocab_size)
+    files = tokenizer['files'] if tokenizer else {}
     if hf_dir:
         hf.save(model, hf_dir, files)
 if whole_ckpt:  # the optimizer the run made, its state read into it whole (checkpoint.restore reshards)
@@ -45,5 +46,5 @@ if whole_ckpt:  # the optimizer the run made, its state read into it whole (chec
     print(f"wrote {whole_ckpt}: the checkpoint whole")
 if not hf_dir:
     sys.exit(0)
-print(f"the tokenizer: {which}")
+print(f"the tokenizer: {tokenizer['which'] if tokenizer else f'none ({data_dir} has no meta.json to copy)'}")
 print(f"wrote {hf_dir}: transformers.AutoModelForCausalLM.from_pretrained({hf_dir!r}) reads it")

@@ -12,7 +12,7 @@ import checkpoint
 from kernels import choose
 from model import GPTConfig, GPT, compile_model
 from configurator import configure, device_and_autocast, fail, user_errors
-from data.common import read_meta, dataset_dir, subword_tokenizer
+from data.common import dataset_dir, model_tokenizer
 
 # -----------------------------------------------------------------------------
 init_from = 'resume'  # 'resume' (out_dir's checkpoint), 'gpt2'..'gpt2-xl' or a Hugging Face folder
@@ -49,7 +49,7 @@ device, device_type, ptdtype, ctx = device_and_autocast(device, dtype)
 torch.manual_seed(seed)
 
 with user_errors():
-    model_args, weights, train_config, tokenizer = checkpoint.weights(init_from, out_dir, device)
+    model_args, weights, train_config, hf_tokenizer = checkpoint.weights(init_from, out_dir, device)
     gptconf = GPTConfig(**dict(model_args, dropout=0.0))  # sampling never drops out
     overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
 measured = None
@@ -64,34 +64,19 @@ model.eval().to(device)
 if compile:
     model = compile_model(model)
 
-# the tokenizer: the dataset's character vocabulary if it has one (a folder's meta.json, as export.py copies it),
-# else the Hugging Face tokenizer of the folder the model came from (kept in the run's checkpoints), else GPT-2 BPE
+# the tokenizer (data.common.model_tokenizer): the dataset's characters (or a folder's meta.json, as export.py copies
+# it), else the Hugging Face tokenizer of the folder the model came from (kept in the run's checkpoints), else GPT-2 BPE
 data_dir = (dataset_dir(train_config['dataset'], train_config.get('data_root', 'data')) if train_config  # (older)
             else init_from if os.path.isdir(init_from) else None)
 with user_errors():
-    meta = data_dir and read_meta(data_dir)
-if meta:
-    print(f"loading the vocabulary from {meta['path']}")
-    if meta['vocab_size'] != gptconf.vocab_size:
-        fail(f"{meta['path']} has {meta['vocab_size']} tokens but the checkpoint's model {gptconf.vocab_size}: "
-             f"the dataset was prepared again since; sample with the vocabulary it was trained on")
-    stoi, itos = meta['stoi'], meta['itos']
-    unknown = sorted(set(c for c in start if c not in stoi))
-    if unknown:
-        fail(f"the prompt has characters outside the model's vocabulary: {unknown!r}")
-    encode = lambda s: [stoi[c] for c in s]
-    decode = lambda ids: ''.join(itos[i] for i in ids)
-else:
-    with user_errors():
-        subword = subword_tokenizer(tokenizer, gptconf.vocab_size)
-    if subword is None:
-        fail(f"the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
-             + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if train_config else
-                f"{init_from} has neither a tokenizer.json nor a meta.json"))
-    encode, decode, source = subword
-    print(f"the tokenizer: {source}")
-
-start_ids = encode(start)
+    tokenizer = model_tokenizer(data_dir, hf_tokenizer, gptconf.vocab_size)
+if tokenizer is None:
+    fail(f"the model has {gptconf.vocab_size} tokens, too few for GPT-2 BPE, and "
+         + (f"{data_dir} has no meta.json: prepare the dataset it was trained on there" if train_config else
+            f"{init_from} has neither a tokenizer.json nor a meta.json"))
+print(f"the tokenizer: {tokenizer['which']}")
+with user_errors():
+    start_ids = tokenizer['encode'](start)
 if not start_ids:
     fail("the prompt is empty; give --start some text")
 x = torch.tensor(start_ids, dtype=torch.long, device=device)[None, ...]
@@ -99,5 +84,5 @@ x = torch.tensor(start_ids, dtype=torch.long, device=device)[None, ...]
 with torch.no_grad(), ctx:
     for k in range(num_samples):
         y = model.generate(x, max_new_tokens, temperature=temperature, top_k=top_k)
-        print(decode(y[0].tolist()))
+        print(tokenizer['decode'](y[0].tolist()))
         print('---------------')

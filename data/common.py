@@ -240,16 +240,27 @@ def subword_tokenizer(tokenizer, vocab_size):
     return (lambda s: enc.encode(s, allowed_special={"<|endoftext|>"})), enc.decode, "GPT-2 BPE"
 
 
-def tokenizer_files(data_dir, tokenizer, vocab_size):
-    """(files {name: text}, which) of a model's tokenizer, for a Hugging Face folder: its dataset's character
-    vocabulary as meta.json (transformers has no class that reads it), else its Hugging Face tokenizer (as
-    read_tokenizer returns it), else GPT-2's BPE where the vocabulary holds it, else none."""
-    meta = read_meta(data_dir)
+def model_tokenizer(data_dir, tokenizer, vocab_size):
+    """A model's tokenizer, by the rule above, as dict(encode, decode, which, files): its dataset's characters
+    (data_dir's meta.json), else its Hugging Face tokenizer (as read_tokenizer returns it), else GPT-2 BPE where its
+    vocabulary (vocab_size) holds it; files {name: text}: what an export writes beside the model (meta.json for
+    characters, which transformers has no class for). None where it has none. ValueError where the dataset's
+    characters are not the model's vocabulary, and from encode for text with a character outside it."""
+    meta = data_dir and read_meta(data_dir)
     if meta:
-        return {'meta.json': meta_json(meta['chars'])}, (f"the vocabulary of {meta['path']} as meta.json (token i is "
-                                                         f"the i-th character of its 'chars'); transformers has none")
-    if tokenizer:
-        return tokenizer['files'], f"the tokenizer of {tokenizer['source']}, the run's"
-    if vocab_size >= GPT2_VOCAB_SIZE:
-        return gpt2_bpe_files(), "GPT-2 BPE"
-    return {}, f"none: {data_dir} has no meta.json (a character-level run's vocabulary) to copy"
+        if meta['vocab_size'] != vocab_size:
+            raise ValueError(f"{meta['path']} has {meta['vocab_size']} tokens but the model {vocab_size}: the dataset "
+                             f"was prepared again since; use the vocabulary the model was trained on")
+        stoi, itos = meta['stoi'], meta['itos']
+
+        def encode(text):
+            if unknown := sorted(set(text) - stoi.keys()):
+                raise ValueError(f"the text has characters outside the vocabulary of {meta['path']}: {unknown!r}")
+            return [stoi[c] for c in text]
+        return dict(encode=encode, decode=lambda ids: ''.join(itos[i] for i in ids),
+                    which=f"the characters of {meta['path']}", files={'meta.json': meta_json(meta['chars'])})
+    subword = subword_tokenizer(tokenizer, vocab_size)
+    if subword is None:
+        return None
+    encode, decode, which = subword
+    return dict(encode=encode, decode=decode, which=which, files=tokenizer['files'] if tokenizer else gpt2_bpe_files())

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from data.common import gpt2_encoding, read_meta
+from data.common import gpt2_encoding, read_meta, model_tokenizer, write_meta
 
 SCRIPTS = ["shakespeare_char", "shakespeare", "openwebtext"]
 
@@ -144,3 +144,20 @@ def test_text_that_is_not_utf8_is_a_clean_error(name, tmp_path):
     r = run_prepare(name, *args, "--out_dir", tmp_path / "out", tmp_path=tmp_path)
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.strip().splitlines()[-1].startswith("error: ") and "can't decode byte 0xe9" in r.stderr, r.stderr
+
+
+def test_a_models_tokenizer_follows_the_rule(tmp_path):
+    """The dataset's characters where it has a meta.json (refused where it does not fit the model), else GPT-2 BPE
+    where the vocabulary holds it, else none; each with the files an export writes beside the model."""
+    write_meta(tmp_path, ['a', 'b', 'c'])
+    chars = model_tokenizer(tmp_path, None, 3)
+    assert chars['decode'](chars['encode']('cab')) == 'cab' and chars['files'] == {
+        'meta.json': (tmp_path / 'meta.json').read_text(encoding='utf-8')}
+    with pytest.raises(ValueError, match=r"outside the vocabulary of .*meta.json: \['z'\]"):
+        chars['encode']('abz')
+    with pytest.raises(ValueError, match="has 3 tokens but the model 4: the dataset was prepared again since"):
+        model_tokenizer(tmp_path, None, 4)
+    bpe = model_tokenizer(tmp_path / 'no_meta', None, 50304)
+    assert bpe['which'] == 'GPT-2 BPE' and bpe['encode']('Hello') == gpt2_encoding().encode('Hello')
+    assert set(bpe['files']) == {'vocab.json', 'merges.txt', 'tokenizer_config.json', 'generation_config.json'}
+    assert model_tokenizer(None, None, 1000) is None  # too few tokens for GPT-2 BPE, no other tokenizer
