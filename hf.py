@@ -23,6 +23,7 @@ import os
 import torch
 
 from configurator import first_line
+from data.common import write_files
 
 GPT2_SIZES = ('gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl')
 CONV1D = ('attn.c_attn.weight', 'attn.c_proj.weight', 'mlp.c_fc.weight', 'mlp.c_proj.weight')
@@ -216,6 +217,4 @@ def save(model, folder, files):
         json.dump(config | {'torch_dtype': 'float32', 'bos_token_id': ids.get('bos_token_id'),
                             'eos_token_id': ids.get('eos_token_id')}, f, indent=2)
     save_file(tensors, os.path.join(folder, 'model.safetensors'), metadata={'format': 'pt'})
-    for name, text in files.items():
-        with open(os.path.join(folder, name), 'w', encoding='utf-8') as f:
-            f.write(text)
+    write_files(folder, files)

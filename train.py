@@ -29,7 +29,7 @@ from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
 from configurator import configure, command_line_keys, fail, first_line, device_and_autocast, user_errors
-from data.common import read_meta, read_tokenizer, check_tokens, dataset_dir, prepare_command
+from data.common import read_meta, read_tokenizer, fitting_tokenizer, check_tokens, dataset_dir, prepare_command
 
 # -----------------------------------------------------------------------------
 # default config values: GPT-2 (124M) on OpenWebText
@@ -160,7 +160,7 @@ ckpt, weights, tokenizer = None, None, None  # the checkpoint resumed, or the pr
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
                   bias=bias, vocab_size=None, dropout=dropout, rope_theta=rope_theta, gelu_approximate=gelu_approximate)
 with user_errors():  # bad data, checkpoints and settings refused here, not met as a crash (or silent garbage) mid-run
-    meta = read_meta(data_dir)
+    meta, prepared_with = read_meta(data_dir), read_tokenizer(data_dir)  # characters, or prepare.py --tokenizer's
     asked = {k: v for k, v in model_args.items() if k in command_line_keys() and k in checkpoint.ARCH_KEYS}
     if init_from == 'resume':  # the checkpoint's model, as nanoGPT resumes; a differing key asked for is refused
         resume_path = checkpoint.latest(out_dir)
@@ -179,6 +179,7 @@ with user_errors():  # bad data, checkpoints and settings refused here, not met 
                               "the model is the folder's: leave those settings out")
         if meta and (read_meta(init_from) or {}).get('stoi') != meta['stoi']:  # (export.py copies a meta.json)
             raise ValueError(f"{init_from} reads its own vocabulary's tokens, not the characters of {meta['path']}")
+    tokenizer = fitting_tokenizer(init_from, tokenizer, prepared_with, data_dir)  # the model's, or the dataset's
     # no vocabulary file: GPT-2 BPE, padded to a multiple of 64
     model_args |= dict(dropout=dropout, vocab_size=model_args['vocab_size'] or (meta['vocab_size'] if meta else 50304))
     gptconf = GPTConfig(**model_args)
@@ -387,8 +388,7 @@ else:
 # time per iteration, logged: the mean since the last log, read after its host sync. Nothing syncs in between, so a
 # step's host side can run many steps ahead of the GPU (a replayed CUDA graph is one launch): one iteration's host
 # time is not its time. Evals and checkpoints are left out.
-t_log, iters_logged = time.time(), 0
-start_iter = iter_num  # nothing to save here: the weights begun from, or the checkpoint resumed
+t_log, iters_logged, start_iter = time.time(), 0, iter_num  # start_iter: no checkpoint to write there (below)
 try:
     while True:
         if iter_num > max_iters and not eval_only:  # checked before the step: a run resumed past max_iters takes none

@@ -5,8 +5,8 @@ the uint16 token files and the character vocabulary (meta.json). For train.py an
 reading the vocabulary without running code (meta.json, or an old nanoGPT meta.pkl through
 an unpickler that admits plain data only) and checking a token file before training on it.
 A model's tokenizer is its dataset's meta.json where it has one, else the Hugging Face
-tokenizer of the folder it started from (kept in its checkpoints: read_tokenizer), else
-GPT-2 BPE.
+tokenizer of the folder it started from or of its dataset (prepare.py --tokenizer; kept in
+its checkpoints: read_tokenizer), else GPT-2 BPE.
 """
 import argparse
 import functools
@@ -102,9 +102,20 @@ def meta_json(chars):
     return json.dumps({"vocab_size": len(chars), "chars": list(chars)}, ensure_ascii=False)
 
 
-def write_meta(out_dir, chars):
-    with open(os.path.join(out_dir, "meta.json"), "w", encoding="utf-8") as f:
-        f.write(meta_json(chars))
+def write_files(folder, files):
+    """Each of files {name: text} into folder."""
+    for name, text in files.items():
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def write_vocabulary(out_dir, files):
+    """A dataset's vocabulary beside its tokens, {name: text}: meta.json for characters, a Hugging Face tokenizer's
+    files, or none for GPT-2 BPE; in place of any an earlier preparation of out_dir left, which would misname them."""
+    for name in ("meta.json", "meta.pkl") + TOKENIZER_FILES:
+        if os.path.exists(os.path.join(out_dir, name)):
+            os.remove(os.path.join(out_dir, name))
+    write_files(out_dir, files)
 
 
 class _PlainData(pickle.Unpickler):
@@ -202,6 +213,19 @@ def read_tokenizer(folder):
         files.setdefault('generation_config.json', json.dumps(ids))
     tokenizer = dict(source=str(folder), files=files)
     subword_tokenizer(tokenizer, None)  # readable, or the one-line error now
+    return tokenizer
+
+
+def fitting_tokenizer(init_from, tokenizer, dataset_tokenizer, data_dir):
+    """The Hugging Face tokenizer a run trains with: a new model's (init_from 'scratch') is its dataset's (prepare.py
+    --tokenizer writes one there), any other the model's (None: GPT-2 BPE or characters), checked against the
+    dataset's where it has one: ValueError where they differ."""
+    if init_from == 'scratch':
+        return dataset_tokenizer
+    ours = tokenizer and tokenizer['files']['tokenizer.json']
+    if dataset_tokenizer and dataset_tokenizer['files']['tokenizer.json'] != ours:
+        raise ValueError(f"{data_dir} holds the tokens of its tokenizer.json, but the model reads "
+                         + (f"{tokenizer['source']}'s" if tokenizer else "GPT-2 BPE") + ": prepare it with the model's")
     return tokenizer
 
 

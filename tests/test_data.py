@@ -10,7 +10,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from data.common import gpt2_encoding, read_meta, model_tokenizer, write_meta
+from data.common import gpt2_encoding, meta_json, read_meta, model_tokenizer, write_vocabulary
 
 SCRIPTS = ["shakespeare_char", "shakespeare", "openwebtext"]
 
@@ -149,7 +149,7 @@ def test_text_that_is_not_utf8_is_a_clean_error(name, tmp_path):
 def test_a_models_tokenizer_follows_the_rule(tmp_path):
     """The dataset's characters where it has a meta.json (refused where it does not fit the model), else GPT-2 BPE
     where the vocabulary holds it, else none; each with the files an export writes beside the model."""
-    write_meta(tmp_path, ['a', 'b', 'c'])
+    write_vocabulary(tmp_path, {'meta.json': meta_json(['a', 'b', 'c'])})
     chars = model_tokenizer(tmp_path, None, 3)
     assert chars['decode'](chars['encode']('cab')) == 'cab' and chars['files'] == {
         'meta.json': (tmp_path / 'meta.json').read_text(encoding='utf-8')}

@@ -220,9 +220,10 @@ def test_a_gpt2_bpe_export_has_the_tokenizer(tmp_path):
 
 def test_a_folders_tokenizer_stays_with_the_run(tmp_path):
     """A LLaMA-style folder with its own tokenizer.json (1,000 tokens, not GPT-2's): prepare.py --tokenizer writes
-    its tokens; train.py keeps the tokenizer in the checkpoint, so sample.py and eval.py of the run, a resumed run's
-    HellaSwag and export.py's folder read it (transformers' AutoTokenizer too, with the folder's bos and eos). The
-    folder's model is the run's: a size asked for that differs is refused."""
+    its tokens, and the tokenizer beside them; train.py keeps the tokenizer in the checkpoint, so sample.py and
+    eval.py of the run, a resumed run's HellaSwag and export.py's folder read it (transformers' AutoTokenizer too,
+    with the folder's bos and eos). The folder's model is the run's: a size asked for that differs is refused. A run
+    from scratch on those tokens keeps their tokenizer; a model that reads another is refused them."""
     from tokenizers import ByteLevelBPETokenizer
     from transformers import AutoTokenizer
     source, data, out, exported = (tmp_path / name for name in ('hf', 'data', 'out', 'exported'))
@@ -261,6 +262,17 @@ def test_a_folders_tokenizer_stays_with_the_run(tmp_path):
     config = AutoConfig.from_pretrained(exported)
     assert (config.bos_token_id, config.eos_token_id) == (0, 1)
     run('export.py', f'--out_dir={out}', f'--hf_dir={exported}')  # again, over its own files
+
+    # from scratch on the same tokens the dataset's tokenizer is the run's; a model of another one is refused them
+    scratch = tmp_path / 'scratch'
+    run('train.py', *args, '--n_layer=1', '--n_head=2', '--n_embd=32', f'--out_dir={scratch}', '--max_iters=1',
+        '--eval_interval=1')
+    p = run('sample.py', f'--out_dir={scratch}', '--device=cpu', '--num_samples=1', '--max_new_tokens=3',
+            '--start=ROMEO:')
+    assert f"the tokenizer: {data / 'tokenizer.json'}\n" in p.stdout, p.stdout
+    gpt2_folder(tmp_path / 'gpt2')
+    user_error(run('train.py', *args, f'--init_from={tmp_path / "gpt2"}', '--max_iters=1', check=False),
+               f"{data} holds the tokens of its tokenizer.json, but the model reads GPT-2 BPE")
 
 
 def test_what_an_export_or_a_tokenizer_cannot_take_is_a_one_line_error(data_root, tmp_path):

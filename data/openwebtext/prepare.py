@@ -14,7 +14,7 @@ from datasets import load_dataset
 from tqdm import tqdm
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from data.common import gpt2_encoding
+from data.common import gpt2_encoding, write_vocabulary
 
 here = os.path.dirname(os.path.abspath(__file__))
 parser = argparse.ArgumentParser(description="Tokenise OpenWebText (or local .txt documents) with GPT-2 BPE.")
@@ -65,6 +65,7 @@ def tokenize(example):
 tokenized = split_dataset.map(tokenize, remove_columns=["text"], desc="tokenizing", num_proc=args.num_proc)
 
 os.makedirs(args.out_dir, exist_ok=True)
+write_vocabulary(args.out_dir, {})  # GPT-2 BPE: no vocabulary file (an earlier one would misname these tokens)
 for split, dset in tokenized.items():
     n_tokens = int(np.sum(dset.with_format("numpy")["len"]))
     path = os.path.join(args.out_dir, f"{split}.bin")

@@ -1,13 +1,14 @@
 """
 Tiny Shakespeare with the GPT-2 BPE tokenizer, for finetuning GPT-2 checkpoints, or with a Hugging Face folder's
 tokenizer.json (--tokenizer=FOLDER) for finetuning that folder's model.
-Writes train.bin/val.bin (uint16 ids); no meta.json: readers take the model's own tokenizer.
+Writes train.bin/val.bin (uint16 ids), and with --tokenizer the folder's tokenizer files beside them: a model trained
+from scratch on them keeps that tokenizer, and train.py refuses a model that reads another.
 """
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from data.common import gpt2_encoding, read_tokenizer, subword_tokenizer, text_and_args, write_splits
+from data.common import gpt2_encoding, read_tokenizer, subword_tokenizer, text_and_args, write_splits, write_vocabulary
 
 text, args = text_and_args(__file__, "Tokenise Tiny Shakespeare (or any text file) with GPT-2 BPE "
                                    "or a Hugging Face folder's tokenizer.", tokenizer=True)
@@ -25,3 +26,4 @@ else:
 # split the text, not the tokens, so the split point is the same as in shakespeare_char
 n = int(0.9 * len(text))
 write_splits(args.out_dir, encode(text[:n]), encode(text[n:]))
+write_vocabulary(args.out_dir, tokenizer["files"] if args.tokenizer else {})  # train.py checks the model reads it
