@@ -110,8 +110,12 @@ def write_files(folder, files):
 
 
 def write_vocabulary(out_dir, files):
-    """A dataset's vocabulary beside its tokens, {name: text}: meta.json for characters, a Hugging Face tokenizer's
-    files, or none for GPT-2 BPE; in place of any an earlier preparation of out_dir left, which would misname them."""
+    """A dataset's vocabulary, {name: text}: meta.json for characters, a Hugging Face tokenizer's files, or none for
+    GPT-2 BPE; in place of any an earlier preparation of out_dir left, which would misname its tokens. Written before
+    the tokens; a model's folder (config.json) is refused, its tokenizer left alone."""
+    if os.path.exists(os.path.join(out_dir, "config.json")):
+        sys.exit(f"error: {out_dir} holds a model (config.json): write the dataset into a folder of its own")
+    os.makedirs(out_dir, exist_ok=True)
     for name in ("meta.json", "meta.pkl") + TOKENIZER_FILES:
         if os.path.exists(os.path.join(out_dir, name)):
             os.remove(os.path.join(out_dir, name))

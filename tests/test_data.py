@@ -72,6 +72,17 @@ def test_shakespeare_char(tmp_path):
     n = int(0.9 * len(text))
     assert "".join(meta["itos"][i] for i in train) == text[:n]
     assert "".join(meta["itos"][i] for i in val) == text[n:]
+    # the same folder prepared again with GPT-2 BPE: the characters' meta.json would misname its tokens, and goes
+    r = run_prepare("shakespeare", tmp_path / "input.txt", "--out_dir", tmp_path / "out", tmp_path=tmp_path)
+    assert r.returncode == 0 and read_meta(tmp_path / "out") is None, r.stderr
+    # a model's folder is no dataset's: refused before anything is written there
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
+    (tmp_path / "model" / "tokenizer.json").write_text("{}")
+    r = run_prepare("shakespeare_char", tmp_path / "input.txt", "--out_dir", tmp_path / "model", tmp_path=tmp_path)
+    assert r.returncode != 0 and r.stderr.strip().endswith("holds a model (config.json): write the dataset into a "
+                                                           "folder of its own"), r.stderr
+    assert sorted(os.listdir(tmp_path / "model")) == ["config.json", "tokenizer.json"]
 
 
 def test_shakespeare_bpe(tmp_path):

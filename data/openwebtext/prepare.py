@@ -64,7 +64,6 @@ def tokenize(example):
 
 tokenized = split_dataset.map(tokenize, remove_columns=["text"], desc="tokenizing", num_proc=args.num_proc)
 
-os.makedirs(args.out_dir, exist_ok=True)
 write_vocabulary(args.out_dir, {})  # GPT-2 BPE: no vocabulary file (an earlier one would misname these tokens)
 for split, dset in tokenized.items():
     n_tokens = int(np.sum(dset.with_format("numpy")["len"]))

@@ -25,5 +25,5 @@ else:
 
 # split the text, not the tokens, so the split point is the same as in shakespeare_char
 n = int(0.9 * len(text))
-write_splits(args.out_dir, encode(text[:n]), encode(text[n:]))
 write_vocabulary(args.out_dir, tokenizer["files"] if args.tokenizer else {})  # train.py checks the model reads it
+write_splits(args.out_dir, encode(text[:n]), encode(text[n:]))

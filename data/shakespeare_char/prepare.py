@@ -20,5 +20,5 @@ stoi = {ch: i for i, ch in enumerate(chars)}
 
 # no shuffling: the val split is the last 10% of the play, text the model never saw
 n = int(0.9 * len(text))
-write_splits(out_dir, [stoi[c] for c in text[:n]], [stoi[c] for c in text[n:]])
 write_vocabulary(out_dir, {"meta.json": meta_json(chars)})
+write_splits(out_dir, [stoi[c] for c in text[:n]], [stoi[c] for c in text[n:]])
