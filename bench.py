@@ -345,7 +345,7 @@ if steps:
                                          + (('vs_nanogpt', 'memory_vs_nanogpt') if nano else ())]
            for v, r in runs.items()])
     if sustained_steps:
-        base = next((v for v in ('nanogpt compiled', 'baseline compiled', 'baseline eager') if v in runs), chosen[0])
+        base = nano or next((v for v in ('baseline compiled', 'baseline eager') if v in runs), chosen[0])
         table(f"Sustained: {sustained_steps} steps back to back after {sustained_steps // 2} more, median ms a step; "
               f"joules a step from the GPU's energy counter (NVML)",
               ['variant', 'ms a step', 'J a step', 'W', f'vs {base}'],
@@ -502,8 +502,8 @@ if optim:
 
 if startup:
     small = [] if cuda else [f'--{k}={v}' for k, v in dict(  # the CPU's stand-in model, as above
-        n_layer=n_layer, n_head=n_head, n_embd=n_embd, batch_size=batch_size, block_size=block_size,
-        gradient_accumulation_steps=1, eval_iters=2, compile=False).items()]
+        n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, batch_size=batch_size,
+        block_size=block_size, gradient_accumulation_steps=1, eval_iters=2, compile=False).items()]
     results['startup'] = bench_startup.run(startup_config, small + shlex.split(startup_args), bench_dir)
 
 if steps or profile or optim or tune or startup or (memory and cuda):

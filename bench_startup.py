@@ -27,7 +27,7 @@ def run(config_file, train_args, out_dir):
     shutil.rmtree(root, ignore_errors=True)
     data, caches = os.path.join(root, 'data'), os.path.join(root, 'caches')
     tokens = np.random.default_rng(0).integers(GPT2_VOCAB_SIZE, size=1_100_000)  # no meta.json: GPT-2 BPE
-    write_splits(data, tokens[:1_000_000], tokens[1_000_000:])
+    write_splits(data, tokens[:1_000_000], tokens[1_000_000:], {})
     env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(caches, 'triton'),
                TORCHINDUCTOR_CACHE_DIR=os.path.join(caches, 'inductor'),
                KERNELS_CACHE=os.path.join(caches, 'kernels_cache.json'))

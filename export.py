@@ -30,11 +30,10 @@ with user_errors():
     ckpt = checkpoint.load(checkpoint.latest(out_dir), 'cpu')
     model = GPT(GPTConfig(**dict(ckpt['model_args'], dropout=0.0)))
     model.load_state_dict(checkpoint.matched(model.state_dict(), ckpt['model'], out_dir))
-    data_dir = dataset_dir(ckpt['config']['dataset'], ckpt['config'].get('data_root', 'data'))
-    tokenizer = model_tokenizer(data_dir, ckpt.get('tokenizer'), model.config.vocab_size)
-    files = tokenizer['files'] if tokenizer else {}
     if hf_dir:
-        hf.save(model, hf_dir, files)
+        data_dir = dataset_dir(ckpt['config']['dataset'], ckpt['config'].get('data_root', 'data'))
+        tokenizer = model_tokenizer(data_dir, ckpt.get('tokenizer'), model.config.vocab_size)
+        hf.save(model, hf_dir, tokenizer['files'] if tokenizer else {})
 if whole_ckpt:  # the optimizer the run made, its state read into it whole (checkpoint.restore reshards)
     run = ckpt['config']
     optimizer = model.configure_optimizers(run['weight_decay'], run['learning_rate'], (run['beta1'], run['beta2']),

@@ -29,7 +29,8 @@ from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
 from configurator import configure, command_line_keys, fail, first_line, device_and_autocast, user_errors
-from data.common import read_meta, read_tokenizer, fitting_tokenizer, check_tokens, dataset_dir, prepare_command
+from data.common import (read_meta, read_tokenizer, fitting_tokenizer, new_vocab_size, check_tokens, dataset_dir,
+                         prepare_command)
 
 # -----------------------------------------------------------------------------
 # default config values: GPT-2 (124M) on OpenWebText
@@ -180,8 +181,7 @@ with user_errors():  # bad data, checkpoints and settings refused here, not met 
         if meta and (read_meta(init_from) or {}).get('stoi') != meta['stoi']:  # (export.py copies a meta.json)
             raise ValueError(f"{init_from} reads its own vocabulary's tokens, not the characters of {meta['path']}")
     tokenizer = fitting_tokenizer(init_from, tokenizer, prepared_with, data_dir)  # the model's, or the dataset's
-    # no vocabulary file: GPT-2 BPE, padded to a multiple of 64
-    model_args |= dict(dropout=dropout, vocab_size=model_args['vocab_size'] or (meta['vocab_size'] if meta else 50304))
+    model_args |= dict(dropout=dropout, vocab_size=model_args['vocab_size'] or new_vocab_size(meta, tokenizer))
     gptconf = GPTConfig(**model_args)
     overrides = choose.checked_overrides({n: config[f'use_triton_{n}'] for n in choose.OVERRIDES}, gptconf.arch)
     for split in ('train', 'val'):

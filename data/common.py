@@ -60,13 +60,15 @@ def text_and_args(script_file, description, tokenizer=False):
     return read_text(args.input, TINY_SHAKESPEARE_URL, os.path.join(here, "input.txt")), args
 
 
-def write_splits(out_dir, train_ids, val_ids):
-    os.makedirs(out_dir, exist_ok=True)
-    for split, ids in (("train", train_ids), ("val", val_ids)):
-        ids = np.asarray(ids, dtype=np.int64)
-        # train.py reads the files as uint16, which only holds ids below 2**16
+def write_splits(out_dir, train_ids, val_ids, vocabulary):
+    """train.bin and val.bin, and the dataset's vocabulary {name: text} (write_vocabulary), each checked first."""
+    splits = {split: np.asarray(ids, dtype=np.int64) for split, ids in (("train", train_ids), ("val", val_ids))}
+    for ids in splits.values():  # train.py reads the files as uint16, which only holds ids below 2**16
         if ids.size and ids.max() >= 2**16:
             sys.exit(f"error: token id {ids.max()} does not fit in uint16")
+    write_vocabulary(out_dir, vocabulary)
+    os.makedirs(out_dir, exist_ok=True)
+    for split, ids in splits.items():
         ids.astype(np.uint16).tofile(os.path.join(out_dir, f"{split}.bin"))
         print(f"{split} has {len(ids):,} tokens")
 
@@ -115,11 +117,12 @@ def write_vocabulary(out_dir, files):
     the tokens; a model's folder (config.json) is refused, its tokenizer left alone."""
     if os.path.exists(os.path.join(out_dir, "config.json")):
         sys.exit(f"error: {out_dir} holds a model (config.json): write the dataset into a folder of its own")
-    os.makedirs(out_dir, exist_ok=True)
     for name in ("meta.json", "meta.pkl") + TOKENIZER_FILES:
         if os.path.exists(os.path.join(out_dir, name)):
             os.remove(os.path.join(out_dir, name))
-    write_files(out_dir, files)
+    if files:
+        os.makedirs(out_dir, exist_ok=True)
+        write_files(out_dir, files)
 
 
 class _PlainData(pickle.Unpickler):
@@ -228,9 +231,20 @@ def fitting_tokenizer(init_from, tokenizer, dataset_tokenizer, data_dir):
         return dataset_tokenizer
     ours = tokenizer and tokenizer['files']['tokenizer.json']
     if dataset_tokenizer and dataset_tokenizer['files']['tokenizer.json'] != ours:
-        raise ValueError(f"{data_dir} holds the tokens of its tokenizer.json, but the model reads "
-                         + (f"{tokenizer['source']}'s" if tokenizer else "GPT-2 BPE") + ": prepare it with the model's")
+        raise ValueError(f"{data_dir}'s tokens are its tokenizer.json's, which the model was not trained with (it "
+                         + (f"reads {tokenizer['source']}'s" if tokenizer else "has no tokenizer.json")
+                         + "): prepare the dataset with the model's tokenizer, or train on another")
     return tokenizer
+
+
+def new_vocab_size(meta, tokenizer):
+    """The vocabulary of a model trained from scratch: its dataset's characters, else its Hugging Face tokenizer's
+    tokens, else GPT-2 BPE's; a tokenizer's padded up to a multiple of 64 (GPT-2's 50257 to 50304), as the products
+    run faster at such widths."""
+    if meta:
+        return meta['vocab_size']
+    tokens = subword_tokenizer(tokenizer, None)[3] if tokenizer else GPT2_VOCAB_SIZE
+    return -(-tokens // 64) * 64
 
 
 def gpt2_bpe_files():
@@ -246,10 +260,10 @@ def gpt2_bpe_files():
 
 
 def subword_tokenizer(tokenizer, vocab_size):
-    """(encode, decode, where from) of a model without a character vocabulary: its Hugging Face tokenizer (as
-    read_tokenizer returns it; the tokenizers library; the text's own tokens, none added) where it has one, else
-    GPT-2's BPE where the model's vocabulary (vocab_size) holds it, else None. ValueError for a tokenizer.json that
-    cannot be read, or whose tokens the model's vocabulary does not hold."""
+    """(encode, decode, where from, its number of tokens) of a model without a character vocabulary: its Hugging
+    Face tokenizer (as read_tokenizer returns it; the tokenizers library; the text's own tokens, none added) where it
+    has one, else GPT-2's BPE where the model's vocabulary (vocab_size) holds it, else None. ValueError for a
+    tokenizer.json that cannot be read, or whose tokens the model's vocabulary does not hold."""
     if tokenizer:
         from tokenizers import Tokenizer
         path = os.path.join(tokenizer['source'], 'tokenizer.json')
@@ -261,11 +275,12 @@ def subword_tokenizer(tokenizer, vocab_size):
         if vocab_size is not None and hf_tokenizer.get_vocab_size() > vocab_size:
             raise ValueError(f"{path} has {hf_tokenizer.get_vocab_size()} tokens, more than the model's "
                              f"{vocab_size}: it is another model's tokenizer")
-        return (lambda s: hf_tokenizer.encode(s, add_special_tokens=False).ids), hf_tokenizer.decode, path
+        return (lambda s: hf_tokenizer.encode(s, add_special_tokens=False).ids), hf_tokenizer.decode, path, \
+            hf_tokenizer.get_vocab_size()
     if vocab_size < GPT2_VOCAB_SIZE:
         return None
     enc = gpt2_encoding()
-    return (lambda s: enc.encode(s, allowed_special={"<|endoftext|>"})), enc.decode, "GPT-2 BPE"
+    return (lambda s: enc.encode(s, allowed_special={"<|endoftext|>"})), enc.decode, "GPT-2 BPE", GPT2_VOCAB_SIZE
 
 
 def model_tokenizer(data_dir, tokenizer, vocab_size):
@@ -290,5 +305,5 @@ def model_tokenizer(data_dir, tokenizer, vocab_size):
     subword = subword_tokenizer(tokenizer, vocab_size)
     if subword is None:
         return None
-    encode, decode, which = subword
+    encode, decode, which, _ = subword
     return dict(encode=encode, decode=decode, which=which, files=tokenizer['files'] if tokenizer else gpt2_bpe_files())

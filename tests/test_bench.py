@@ -268,7 +268,7 @@ def test_startup_times_each_stage_of_a_cold_start_then_two_warm_ones(tmp_path):
     results = json.load(open(tmp_path / 'bench.json'))
     r = results['startup']
     assert r['command'].startswith('train.py config/train_gpt2.py --dataset=') and '--max_iters=0' in r['command']
-    assert '--n_layer=2 --n_head=4 --n_embd=64' in r['command'] and '--compile=False' in r['command'], r['command']
+    assert all(f' {arg}' in r['command'] for arg in ('--n_layer=2', '--n_head=4', '--n_embd=64', '--compile=False'))
     for start in ('cold', 'warm', 'warm again'):
         seconds = list(r[start].values())
         assert list(r[start]) == list(bench_startup.STAGES) and 0 < seconds[0] and seconds == sorted(seconds), r

@@ -270,9 +270,11 @@ def test_a_folders_tokenizer_stays_with_the_run(tmp_path):
     p = run('sample.py', f'--out_dir={scratch}', '--device=cpu', '--num_samples=1', '--max_new_tokens=3',
             '--start=ROMEO:')
     assert f"the tokenizer: {data / 'tokenizer.json'}\n" in p.stdout, p.stdout
+    assert checkpoint.load(str(scratch / 'ckpt.pt'), 'cpu')['model_args']['vocab_size'] == 1024  # its 1,000, padded
     gpt2_folder(tmp_path / 'gpt2')
     user_error(run('train.py', *args, f'--init_from={tmp_path / "gpt2"}', '--max_iters=1', check=False),
-               f"{data} holds the tokens of its tokenizer.json, but the model reads GPT-2 BPE")
+               f"{data}'s tokens are its tokenizer.json's, which the model was not trained with (it has no "
+               f"tokenizer.json)")
 
 
 def test_what_an_export_or_a_tokenizer_cannot_take_is_a_one_line_error(data_root, tmp_path):

@@ -27,6 +27,7 @@ parser.add_argument("--test_size", type=float, default=0.0005, help="fraction of
 args = parser.parse_args()
 
 gpt2_encoding()  # load it now: fails before any slow work, and forked workers inherit the cached copy
+write_vocabulary(args.out_dir, {})  # GPT-2 BPE: no vocabulary file (an earlier one would misname these tokens)
 
 if args.input is None:
     try:
@@ -64,7 +65,7 @@ def tokenize(example):
 
 tokenized = split_dataset.map(tokenize, remove_columns=["text"], desc="tokenizing", num_proc=args.num_proc)
 
-write_vocabulary(args.out_dir, {})  # GPT-2 BPE: no vocabulary file (an earlier one would misname these tokens)
+os.makedirs(args.out_dir, exist_ok=True)
 for split, dset in tokenized.items():
     n_tokens = int(np.sum(dset.with_format("numpy")["len"]))
     path = os.path.join(args.out_dir, f"{split}.bin")

@@ -8,7 +8,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from data.common import gpt2_encoding, read_tokenizer, subword_tokenizer, text_and_args, write_splits, write_vocabulary
+from data.common import gpt2_encoding, read_tokenizer, subword_tokenizer, text_and_args, write_splits
 
 text, args = text_and_args(__file__, "Tokenise Tiny Shakespeare (or any text file) with GPT-2 BPE "
                                    "or a Hugging Face folder's tokenizer.", tokenizer=True)
@@ -25,5 +25,5 @@ else:
 
 # split the text, not the tokens, so the split point is the same as in shakespeare_char
 n = int(0.9 * len(text))
-write_vocabulary(args.out_dir, tokenizer["files"] if args.tokenizer else {})  # train.py checks the model reads it
-write_splits(args.out_dir, encode(text[:n]), encode(text[n:]))
+write_splits(args.out_dir, encode(text[:n]), encode(text[n:]),
+             tokenizer["files"] if args.tokenizer else {})  # the tokenizer beside them: train.py checks the model's

@@ -7,7 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from data.common import meta_json, text_and_args, write_splits, write_vocabulary
+from data.common import meta_json, text_and_args, write_splits
 
 text, args = text_and_args(__file__, "Tokenise Tiny Shakespeare (or any text file) character by character.")
 out_dir = args.out_dir
@@ -20,5 +20,4 @@ stoi = {ch: i for i, ch in enumerate(chars)}
 
 # no shuffling: the val split is the last 10% of the play, text the model never saw
 n = int(0.9 * len(text))
-write_vocabulary(out_dir, {"meta.json": meta_json(chars)})
-write_splits(out_dir, [stoi[c] for c in text[:n]], [stoi[c] for c in text[n:]])
+write_splits(out_dir, [stoi[c] for c in text[:n]], [stoi[c] for c in text[n:]], {"meta.json": meta_json(chars)})
