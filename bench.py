@@ -96,9 +96,8 @@ if timed_steps < 1 or warmup_steps < 0:
     fail(f"timed_steps={timed_steps} and warmup_steps={warmup_steps}: at least 1 and 0")
 with user_errors():  # the model asked for, checked before the CPU's stand-in replaces it
     GPTConfig(n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, arch=arch)
-if kernels and not (cuda or backend.INTERPRET):
-    fail("kernels=True times the Triton kernels: on a GPU, or on a CPU under TRITON_INTERPRET=1 (slow, its times "
-         "none of a GPU's)")
+if kernels and (why := backend.why_not_triton_on(device)):  # (the interpreter's times are none of a GPU's)
+    fail(f"kernels=True times the Triton kernels, and here {why}")
 if not cuda:
     n_kv_head = n_kv_head and max(1, 4 * n_kv_head // n_head)  # the asked grouping of heads, in 4 heads
     batch_size, block_size, vocab_size, n_layer, n_head, n_embd, dtype = 4, 64, 512, 2, 4, 64, 'float32'

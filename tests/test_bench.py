@@ -95,7 +95,8 @@ def test_unknown_variant_and_other_settings_it_cannot_take_are_one_line_errors(t
     p = bench_run(tmp_path, '--kernels', '--kernel_ops=layer_norm,nope', interpret=True, check=False)
     assert p.returncode != 0 and p.stderr.strip().startswith("error: kernel_ops ['nope'] are not among"), p.stderr
     for args, error in ((['--timed_steps=0'], "error: timed_steps=0 and warmup_steps=10: at least 1 and 0"),
-                        (['--kernels'], "error: kernels=True times the Triton kernels: on a GPU, or on a CPU under "),
+                        (['--kernels'], "error: kernels=True times the Triton kernels, and here tensors on cpu need "
+                                        "CUDA (or TRITON_INTERPRET=1)"),
                         (['--use_triton_rms_norm=True'], "error: use_triton_rms_norm: arch='gpt2' has no such op"),
                         (['--arch=llama', '--n_kv_head=5'], "error: n_layer, n_head, n_kv_head, n_embd, block_size")):
         p = bench_run(tmp_path, *args, check=False)

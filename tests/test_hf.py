@@ -271,6 +271,7 @@ def test_a_folders_tokenizer_stays_with_the_run(tmp_path):
             '--start=ROMEO:')
     assert f"the tokenizer: {data / 'tokenizer.json'}\n" in p.stdout, p.stdout
     assert checkpoint.load(str(scratch / 'ckpt.pt'), 'cpu')['model_args']['vocab_size'] == 1024  # its 1,000, padded
+    run('train.py', *args, '--init_from=resume', f'--out_dir={scratch}', '--max_iters=2', '--eval_interval=2')
     gpt2_folder(tmp_path / 'gpt2')
     user_error(run('train.py', *args, f'--init_from={tmp_path / "gpt2"}', '--max_iters=1', check=False),
                f"{data}'s tokens are its tokenizer.json's, which the model was not trained with (it has no "
