@@ -94,11 +94,11 @@ device = 'cuda' if cuda else 'cpu'
 workspace_config = os.environ.get('CUBLAS_WORKSPACE_CONFIG') if cuda else None  # the user's: every variant runs with it
 if timed_steps < 1 or warmup_steps < 0:
     fail(f"timed_steps={timed_steps} and warmup_steps={warmup_steps}: at least 1 and 0")
-with user_errors():  # the model asked for, checked before the CPU's stand-in replaces it
-    GPTConfig(n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, arch=arch)
 if kernels and (why := backend.why_not_triton_on(device)):  # (the interpreter's times are none of a GPU's)
     fail(f"kernels=True times the Triton kernels, and here {why}")
 if not cuda:
+    with user_errors():  # the model asked for, checked before the stand-in replaces it (on a GPU: gptconf below)
+        GPTConfig(n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, arch=arch)
     n_kv_head = n_kv_head and max(1, 4 * n_kv_head // n_head)  # the asked grouping of heads, in 4 heads
     batch_size, block_size, vocab_size, n_layer, n_head, n_embd, dtype = 4, 64, 512, 2, 4, 64, 'float32'
     warmup_steps, timed_steps = min(warmup_steps, 2), min(timed_steps, 5)
