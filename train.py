@@ -29,7 +29,7 @@ from kernels.backend import gpu_peak_flops
 from model import GPTConfig, GPT, compile_model, refresh_matmul_copies
 from step_graph import StepGraph, set_lr
 from configurator import configure, command_line_keys, fail, first_line, device_and_autocast, user_errors
-from data.common import (read_meta, read_tokenizer, fitting_tokenizer, new_vocab_size, check_tokens, dataset_dir,
+from data.common import (read_meta, read_tokenizer, fitting_tokenizer, new_vocab_size, check_tokens, prepared_dir,
                          prepare_command)
 
 # -----------------------------------------------------------------------------
@@ -156,11 +156,11 @@ print(f"device {device} ({gpu_name}), dtype {dtype}, MFU against "
       + (f"{peak_flops / 1e12:.0f} TFLOP/s bf16 peak" if peak_flops else "no known peak"))
 
 # data and model ----------------------------------------------------------------
-data_dir = dataset_dir(dataset)
 ckpt, weights, tokenizer = None, None, None  # the checkpoint resumed, or the pretrained weights (hf.py) and tokenizer
 model_args = dict(arch=arch, n_layer=n_layer, n_head=n_head, n_kv_head=n_kv_head, n_embd=n_embd, block_size=block_size,
                   bias=bias, vocab_size=None, dropout=dropout, rope_theta=rope_theta, gelu_approximate=gelu_approximate)
 with user_errors():  # bad data, checkpoints and settings refused here, not met as a crash (or silent garbage) mid-run
+    data_dir = prepared_dir(dataset)  # a dataset not prepared is refused before any weights are read
     meta, prepared_with = read_meta(data_dir), read_tokenizer(data_dir)  # characters, or prepare.py --tokenizer's
     asked = {k: v for k, v in model_args.items() if k in command_line_keys() and k in checkpoint.ARCH_KEYS}
     if init_from == 'resume':  # the checkpoint's model, as nanoGPT resumes; a differing key asked for is refused

@@ -138,6 +138,17 @@ def dataset_dir(dataset, root='data'):
     return dataset if os.sep in dataset else os.path.join(root, dataset)
 
 
+def prepared_dir(dataset, root='data'):
+    """dataset_dir(dataset, root), refused (ValueError naming the command that writes them) where its train.bin or
+    val.bin is missing: checked before a run reads any weights."""
+    folder = dataset_dir(dataset, root)
+    for split in ('train', 'val'):
+        path = os.path.join(folder, f'{split}.bin')
+        if not os.path.exists(path):
+            raise ValueError(f"{path} not found: prepare the dataset first, e.g. {prepare_command(dataset, root)}")
+    return folder
+
+
 def prepare_command(dataset, root='data'):
     """The command that writes a dataset's files: root/<name>/prepare.py for a name; for a path, the script its
     folder is named after (where there is one) told to write there."""
@@ -173,13 +184,11 @@ def read_meta(data_dir):
 
 
 def check_tokens(path, vocab_size, block_size, vocab_from, prepare):
-    """Refuse a token file that cannot be trained on, before training: missing, not whole uint16
+    """Refuse a token file that cannot be trained on, before training: not whole uint16
     tokens, too short for one sequence of block_size + 1, or holding an id outside the
     vocabulary (vocab_from says where vocab_size came from). Raises ValueError naming the
     file and the fix (`prepare`: the command that writes the file); returns the number of
     tokens. Reads the whole file once, in pieces."""
-    if not os.path.exists(path):
-        raise ValueError(f"{path} not found: prepare the dataset first, e.g. {prepare}")
     prepare = "rerun " + prepare
     size = os.path.getsize(path)
     if size % 2:

@@ -447,6 +447,8 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
     base = [*TINY, f'--dataset={data_root}/shakespeare_char', '--device=cpu', '--max_iters=1']
     user_error(run('train.py', *base, '--dataset=nope', f'--out_dir={tmp_path}', check=False),
                'nope/train.bin not found', 'python data/nope/prepare.py')
+    user_error(run('train.py', *base, '--dataset=nope', '--init_from=gpt2', f'--out_dir={tmp_path}', check=False),
+               'nope/train.bin not found')  # before the weights are read (or downloaded)
     user_error(run('train.py', *base, f'--dataset={tmp_path}/nope', f'--out_dir={tmp_path}', check=False),
                f'python data/<its kind>/prepare.py --out_dir={tmp_path}/nope')  # a path: its own folder
     user_error(run('train.py', *base, f'--out_dir={tmp_path}/empty', '--init_from=resume', check=False),
