@@ -362,7 +362,7 @@ def test_a_nanogpt_checkpoint_resumes_and_samples(data_root, tmp_path):
     assert 'ROMEO:' in p.stdout, p.stdout
 
 
-def test_what_cannot_load_is_a_one_line_error(tmp_path):
+def test_what_cannot_load_is_a_one_line_error(data_root, tmp_path):
     bert = tmp_path / 'bert'
     bert.mkdir()
     (bert / 'config.json').write_text(json.dumps({'model_type': 'bert'}))
@@ -387,7 +387,8 @@ def test_what_cannot_load_is_a_one_line_error(tmp_path):
     config = json.loads((tmp_path / 'scaled' / 'config.json').read_text()) | {'rope_parameters': None}
     for none in ({'rope_type': 'default'}, {'type': 'default'}):  # no scaling, as transformers 4 and older say it
         assert hf.model_args(config | {'rope_scaling': none}, 'unscaled')['arch'] == 'llama'
-    user_error(run('train.py', *TINY, f'--init_from={tmp_path / "scaled"}', '--device=cpu', check=False),
+    user_error(run('train.py', *TINY, f'--init_from={tmp_path / "scaled"}', f'--dataset={data_root}/shakespeare_char',
+                   '--device=cpu', check=False),
                'rope scaling')
     user_error(run('sample.py', f'--init_from={tmp_path / "mismatch"}', '--device=cpu', check=False),
                'does not fit the model', 'has shape')
