@@ -207,9 +207,9 @@ def next_power_of_2(n):
     return 1 << (n - 1).bit_length() if n > 0 else 0
 
 def as_rows(t):
-    """t (..., N) as an (M, N) view with contiguous columns, copying only if it must:
+    """t (..., N) as an (M, N) view with contiguous columns (a 0-d t as (1, 1)), copying only if it must:
     the kernels take any row stride but need unit column stride."""
-    t = t.reshape(math.prod(t.shape[:-1]), t.shape[-1])
+    t = t.reshape(math.prod(t.shape[:-1]), t.shape[-1]) if t.dim() else t.reshape(1, 1)
     return t if t.stride(-1) == 1 or t.numel() == 0 else t.contiguous()
 
 def rows_of(t):

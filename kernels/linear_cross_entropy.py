@@ -30,7 +30,8 @@ gets 2048 rows per chunk.
 Constraints: x (..., H) and weight (V, H) of one dtype, fp32, bf16 or fp16 (under
 autocast both are cast to its dtype first, as x @ W^T would be, and the weight's gradient
 comes back in the weight's own dtype straight from the fp32 sum, where autocast's cast-back
-would round it to autocast's dtype first); targets (...) integer.
+would round it to autocast's dtype first); targets (...) integer, of any layout (made
+contiguous for the kernel).
 reduction 'mean' or 'sum' ('none' goes to PyTorch under backend='auto', one printed line).
 A target outside [0, V) that is not ignore_index makes the loss NaN (F.cross_entropy
 raises; checking on the host would stall the GPU every step).
@@ -247,6 +248,8 @@ def linear_cross_entropy_fwd(x: torch.Tensor, weight: torch.Tensor, targets: tor
                          f"targets {tuple(targets.shape)} are not (N, H), (V, H), (N,)")
     if x.dtype != weight.dtype:
         raise ValueError(f"linear_cross_entropy: x is {x.dtype}, weight {weight.dtype}")
+    if not targets.is_contiguous():  # the kernel reads row r's target at targets + r
+        raise ValueError(f"linear_cross_entropy: targets must be contiguous, got strides {targets.stride()}")
     N, V = x.shape[0], weight.shape[0]
     loss_rows = torch.empty(N, device=x.device, dtype=torch.float32)
     dx, dweight = _gradients(x, weight, grads)
@@ -325,5 +328,5 @@ def linear_cross_entropy(x, weight, targets, ignore_index=-1, reduction="mean", 
         chunk_bytes = chunk_bytes_for(weight.shape[0], x.element_size(), CHUNK_BYTES, CHUNK_ROWS)
     grads = torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad)
     with torch.autocast(x.device.type, enabled=False):  # the chunk matmuls write into given outputs
-        return LinearCrossEntropyFunction.apply(as_rows(x), weight, targets.reshape(-1), ignore_index,
+        return LinearCrossEntropyFunction.apply(as_rows(x), weight, targets.reshape(-1).contiguous(), ignore_index,
                                                 reduction == "mean", softcap, z_loss, int(chunk_bytes), grads)

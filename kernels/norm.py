@@ -26,13 +26,14 @@ as few as they can: one for both statistics, one for both partial sums, no row v
 of contiguous inputs.
 
 Constraints: inputs, weight and bias in fp32, bf16 or fp16, and they may differ (as
-under autocast); 1 <= N <= MAX_WIDTH, a whole row in one program's registers. The
-output dtype is the torch op's: h's dtype (torch's type promotion of x and residual),
-or fp32 under CUDA autocast where this torch lists the op as an fp32 op (layer_norm
-always; rms_norm from some release after 2.11); CPU autocast leaves both alone. Or the
-out_dtype asked for: a model under autocast asks for its next matmul's dtype, so y is
-rounded once as it is stored, instead of written in fp32 and cast by another kernel (and
-its gradient read in that dtype, instead of cast up first).
+under autocast); a weight (without one, elementwise_affine=False, PyTorch runs);
+1 <= N <= MAX_WIDTH, a whole row in one program's registers. The output dtype is the
+torch op's: h's dtype (torch's type promotion of x and residual), or fp32 under CUDA
+autocast where this torch lists the op as an fp32 op (layer_norm always; rms_norm from
+some release after 2.11); CPU autocast leaves both alone. Or the out_dtype asked for: a
+model under autocast asks for its next matmul's dtype, so y is rounded once as it is
+stored, instead of written in fp32 and cast by another kernel (and its gradient read in
+that dtype, instead of cast up first).
 """
 from typing import Optional, Tuple
 
@@ -312,8 +313,9 @@ class NormFunction(torch.autograd.Function):
         return dh, None if r_dtype is None else dh, *weight_grads(dwdb, w_dtype, b_dtype), None, None, None
 
 def takes_triton(name, backend, x, residual, weight, bias):
-    """Whether this call of the norm `name` runs the kernel: kernels/backend.py's rule, and the width limit."""
-    return use_triton(name, backend, x, residual, weight, bias, limit=_width_problem(x.shape[-1]))
+    """Whether this call of the norm `name` runs the kernel: kernels/backend.py's rule, the width limit, a weight."""
+    limit = "no weight (elementwise_affine=False)" if weight is None else _width_problem(x.shape[-1])
+    return use_triton(name, backend, x, residual, weight, bias, limit=limit)
 
 def output_dtype(name, x, residual, out_dtype):
     """The dtype of the norm's y: out_dtype if given, else the torch op's (see the constraints above)."""

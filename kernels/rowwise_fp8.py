@@ -11,7 +11,7 @@ A NaN stays NaN (the row's maximum leaves it out), and an infinite entry makes i
 the products that read a row with either come out NaN, as bf16's would. One pass: each program holds whole rows,
 reads them once and writes the fp8 rows and their scales.
 
-Constraints: x (M, N) in fp32, bf16 or fp16 with contiguous columns (any row stride); N up to 16384 (a row is
+Constraints: x (M, N) in fp32, bf16 or fp16 with contiguous columns (any row stride); 1 <= N <= 16384 (a row is
 held whole). The results: x8 (M, N) contiguous in torch.float8_e4m3fn, s (M, 1) in fp32.
 """
 import math
@@ -64,6 +64,8 @@ def rowwise_fp8_fwd(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         raise ValueError(f"rowwise_fp8: x must be (M, N) with contiguous columns, got shape {tuple(x.shape)} "
                          f"strides {x.stride()}")
     M, N = x.shape
+    if N == 0:
+        raise ValueError("rowwise_fp8: rows of width 0 have no maximum to scale by")
     x8 = torch.empty(x.shape, dtype=E4M3, device=x.device)
     s = torch.empty(M, 1, dtype=torch.float32, device=x.device)
     if x8.numel() > 0:

@@ -185,6 +185,15 @@ def test_torch_compile_fullgraph(approximate, has_bias, device):
     torch._dynamo.reset()
 
 
+def test_scalar(device):
+    """A 0-d x, as F.gelu takes it: one row of one."""
+    (x, _), dy = make_inputs((), torch.float32, device, has_bias=False)
+    ((y,), (dx, _)), ((y_ref,), (dx_ref, _)) = run("triton", (x, None), dy), run_ref((x, None), dy)
+    assert y.shape == dx.shape == ()
+    torch.testing.assert_close(y, y_ref.float())
+    torch.testing.assert_close(dx, dx_ref.float())
+
+
 @pytest.mark.parametrize("has_bias", [True, False], ids=["bias", "nobias"])
 @pytest.mark.parametrize("shape", [(0, 16), (2, 0, 16), (4, 0)], ids=["0x16", "2x0x16", "4x0"])
 def test_empty(shape, has_bias, device):

@@ -102,6 +102,20 @@ def test_all_rows_ignored_give_zero_not_nan(reduction, device):
     assert loss.item() == 0.0 and not dx.any() and not dweight.any()
 
 
+@pytest.mark.parametrize("layout", ["column", "strided", "expanded"])
+def test_targets_of_any_layout(layout, device, small_chunks):
+    """Targets that are a view (a column of a batch, every other id, one id broadcast) read as the ids they hold."""
+    x, weight, _ = make_inputs(37, 32, 257, torch.float32, device)
+    batch = torch.randint(0, 257, (37, 10), device=device)
+    targets = {"column": batch[:, -1:], "strided": batch.reshape(-1)[::10],
+               "expanded": torch.tensor(7, device=device).expand(37)}[layout]
+    dloss = torch.tensor(1.0, device=device)
+    check_3way_all(NAMES, run(x, weight, targets, "triton", dloss), run(x, weight, targets, "torch", dloss),
+                   run(*double([x, weight]), targets, "torch", dloss.double()))
+    with pytest.raises(ValueError, match="contiguous"):  # the launcher's own check
+        LCE.linear_cross_entropy_fwd(x, weight, targets.reshape(-1), -1, None, 0.0, 2**20, False)
+
+
 def test_out_of_range_target_makes_the_loss_nan(device):
     x, weight, targets = make_inputs(5, 16, 65, torch.float32, device, ignored=0.0)
     targets[2] = 65

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 import kernels
 import kernels.backend as backend
@@ -319,6 +320,18 @@ def test_too_wide_falls_back_saying_so_once(norm, monkeypatch, capsys, device):
     assert launches["_norm_fwd_kernel"] == 0
     with pytest.raises(RuntimeError, match="width"):
         call(norm, "triton")(*args)
+
+
+@pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
+def test_no_weight_goes_to_pytorch(norm, monkeypatch, capsys, device):
+    """weight=None (elementwise_affine=False): PyTorch's result, one printed line; backend='triton' refuses."""
+    monkeypatch.setattr(backend, "_said", set())
+    x = torch.randn(3, 37, device=device)
+    want = F.layer_norm(x, (37,), eps=1e-5) if norm == "layer_norm" else F.rms_norm(x, (37,), eps=1e-6)
+    assert torch.equal(getattr(kernels, norm)(x, None), want)  # (the ops' default eps)
+    assert "no weight" in capsys.readouterr().out
+    with pytest.raises(RuntimeError, match="no weight"):
+        getattr(kernels, norm)(x, None, backend="triton")
 
 
 def test_invalid_shapes(device):

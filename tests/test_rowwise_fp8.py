@@ -91,6 +91,12 @@ def test_cast_backend_rule(device, monkeypatch, capsys):
     assert f"wider than {rowwise.MAX_WIDTH}" in capsys.readouterr().out
 
 
+def test_cast_refuses_rows_of_width_zero(device):
+    """Rows of no elements have no maximum to scale by (the reference's amax raises too)."""
+    with pytest.raises(ValueError, match="width 0"):
+        rowwise_fp8(torch.randn(4, 0, device=device), backend='triton')
+
+
 def torchao_linear(weight, bias):
     """torchao's Float8Linear of recipe 'rowwise_with_gw_hp' holding weight and bias (in their dtype)."""
     float8 = pytest.importorskip("torchao.float8", reason="requirements-test.txt's torchao is not installed here")
