@@ -41,6 +41,7 @@ from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_optim
 from torch.distributed.fsdp import FSDPModule
 
 from configurator import first_line
+from model import GPTConfig
 from data.common import read_tokenizer
 
 KEYS = ('model', 'optimizer', 'scaler', 'model_args', 'iter_num', 'best_val_loss', 'config')  # what the scripts read
@@ -191,7 +192,11 @@ def check_fits(source, saved, asked, fix):
     """ValueError where the model of source (a checkpoint or a folder; saved: its GPTConfig's fields, with the
     defaults of keys older checkpoints lack) differs from what the run asks for (asked: some of those fields), saying
     how to fix it."""
-    differ = [k for k in asked if saved[k] != asked[k]]
+    try:  # as the model reads them: llama has no biases, n_kv_head None is n_head
+        wanted = GPTConfig(**(saved | asked)).__dict__
+    except ValueError:  # settings no model takes differ from any model's
+        wanted = saved | asked
+    differ = [k for k in asked if saved[k] != wanted[k]]
     if differ:
         raise ValueError(f"{source} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ)
                          + " but this run asks for " + ", ".join(f"{k}={asked[k]!r}" for k in differ)

@@ -63,7 +63,7 @@ def model_args(config, path):
         return dict(arch='llama', n_layer=config['num_hidden_layers'], n_head=n_head,
                     n_kv_head=config.get('num_key_value_heads') or n_head, n_embd=config['hidden_size'],
                     block_size=config['max_position_embeddings'], vocab_size=config['vocab_size'],
-                    rope_theta=float(config.get('rope_theta') or rope.get('rope_theta', 10000.0)),
+                    rope_theta=float(rope.get('rope_theta') or config.get('rope_theta') or 10000.0),
                     mlp_hidden=config['intermediate_size'], head_dim=config.get('head_dim'),
                     norm_eps=config.get('rms_norm_eps', 1e-6), tie_embeddings=config.get('tie_word_embeddings', False))
     raise ValueError(f"{path}: model_type={kind!r} is not supported (GPT2LMHeadModel and LlamaForCausalLM-style "
@@ -102,27 +102,32 @@ def read_weights(folder):
 
 
 def ours_from_hf(tensors, args):
-    """Our state dict from a checkpoint's tensors (with or without the 'transformer.' / 'model.' prefixes)."""
+    """Our state dict from a checkpoint's tensors (with or without the 'transformer.' / 'model.' prefixes). A tied
+    model's file may hold the embedding twice; where it holds another head, the model loads untied
+    (args['tie_embeddings'] set False), as transformers loads it."""
+    head = tensors.get('lm_head.weight')
     if args['arch'] == 'gpt2':
         sd = {k.removeprefix('transformer.'): v for k, v in tensors.items()
-              if not k.endswith(('.attn.bias', '.attn.masked_bias'))}  # GPT-2's causal-mask buffers
-        out = {'transformer.' + k: (v.t() if k.endswith(CONV1D) else v) for k, v in sd.items() if k != 'lm_head.weight'}
-        out['lm_head.weight'] = sd['wte.weight'] if args['tie_embeddings'] else sd['lm_head.weight']
-        return out
-    sd = {k.removeprefix('model.'): v for k, v in tensors.items()}
-    out = {'transformer.wte.weight': sd.pop('embed_tokens.weight'), 'transformer.ln_f.weight': sd.pop('norm.weight')}
-    head = sd.pop('lm_head.weight', None)  # a tied model's file may hold the embedding twice
+              if not k.endswith(('.attn.bias', '.attn.masked_bias', 'lm_head.weight'))}  # and the causal masks
+        out = {'transformer.' + k: (v.t() if k.endswith(CONV1D) else v) for k, v in sd.items()}
+    else:
+        sd = {k.removeprefix('model.'): v for k, v in tensors.items() if k != 'lm_head.weight'}
+        out = {'transformer.wte.weight': sd.pop('embed_tokens.weight'),
+               'transformer.ln_f.weight': sd.pop('norm.weight')}
+        for i in range(args['n_layer']):
+            hf = f'layers.{i}.'
+            out |= {f'transformer.h.{i}.{k}': sd.pop(hf + v) for k, v in LLAMA_LAYER.items()}
+            out[f'transformer.h.{i}.attn.c_attn.weight'] = torch.cat([sd.pop(hf + k) for k in QKV])
+            out[f'transformer.h.{i}.mlp.c_fc.weight'] = torch.cat([sd.pop(hf + k) for k in GATE_UP])
+        unused = [k for k in sd if not k.endswith('rotary_emb.inv_freq')]  # older checkpoints saved the tables
+        if unused:
+            raise KeyError(unused[0])
+    wte = out['transformer.wte.weight']
+    if args['tie_embeddings'] and head is not None and head.data_ptr() != wte.data_ptr():  # (not one tensor twice)
+        args['tie_embeddings'] = head.shape == wte.shape and torch.equal(head, wte)
     if head is None and not args['tie_embeddings']:
         raise KeyError('lm_head.weight')
-    out['lm_head.weight'] = out['transformer.wte.weight'] if args['tie_embeddings'] else head
-    for i in range(args['n_layer']):
-        hf = f'layers.{i}.'
-        out |= {f'transformer.h.{i}.{k}': sd.pop(hf + v) for k, v in LLAMA_LAYER.items()}
-        out[f'transformer.h.{i}.attn.c_attn.weight'] = torch.cat([sd.pop(hf + k) for k in QKV])
-        out[f'transformer.h.{i}.mlp.c_fc.weight'] = torch.cat([sd.pop(hf + k) for k in GATE_UP])
-    unused = [k for k in sd if not k.endswith('rotary_emb.inv_freq')]  # older checkpoints saved the tables
-    if unused:
-        raise KeyError(unused[0])
+    out['lm_head.weight'] = wte if args['tie_embeddings'] else head
     return out
 
 
@@ -161,7 +166,7 @@ def hf_from_ours(model):
     """(config.json, {name: tensor}) of transformers' model for ours (fp32 weights, contiguous, the head once)."""
     cfg, sd = model.config, {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
     tie = cfg.tie_embeddings
-    if cfg.arch == 'gpt2' and (cfg.n_kv_head or cfg.n_head) != cfg.n_head:
+    if cfg.arch == 'gpt2' and cfg.n_kv_head != cfg.n_head:
         raise ValueError(f"n_kv_head={cfg.n_kv_head}: GPT2LMHeadModel has no grouped-query attention "
                          f"(arch='llama' has)")
     if cfg.arch == 'gpt2':
@@ -178,12 +183,12 @@ def hf_from_ours(model):
             tensors['lm_head.weight'] = sd['lm_head.weight']
     else:
         config = dict(architectures=['LlamaForCausalLM'], model_type='llama', num_hidden_layers=cfg.n_layer,
-                      num_attention_heads=cfg.n_head, num_key_value_heads=cfg.n_kv_head or cfg.n_head,
+                      num_attention_heads=cfg.n_head, num_key_value_heads=cfg.n_kv_head,
                       hidden_size=cfg.n_embd, intermediate_size=cfg.mlp_hidden, head_dim=cfg.head_dim,
                       max_position_embeddings=cfg.block_size, vocab_size=cfg.vocab_size, rms_norm_eps=cfg.norm_eps,
                       rope_theta=cfg.rope_theta, tie_word_embeddings=tie, hidden_act='silu', attention_bias=False,
                       mlp_bias=False)
-        nq, nkv = cfg.n_head * cfg.head_dim, (cfg.n_kv_head or cfg.n_head) * cfg.head_dim
+        nq, nkv = cfg.n_head * cfg.head_dim, cfg.n_kv_head * cfg.head_dim
         tensors = {'model.embed_tokens.weight': sd['transformer.wte.weight'],
                    'model.norm.weight': sd['transformer.ln_f.weight']}
         for i in range(cfg.n_layer):

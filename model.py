@@ -51,7 +51,7 @@ class GPTConfig:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {self.arch!r}")
         if self.gelu_approximate not in GELU_FORMS:
             raise ValueError(f"gelu_approximate must be one of {GELU_FORMS}, got {self.gelu_approximate!r}")
-        kv_heads = self.n_kv_head or self.n_head
+        kv_heads = self.n_kv_head = self.n_kv_head or self.n_head
         if min(self.n_layer, self.n_head, kv_heads, self.n_embd, self.block_size) < 1 or self.n_head % kv_heads:
             raise ValueError("n_layer, n_head, n_kv_head, n_embd, block_size: each >= 1, n_kv_head a divisor of n_head")
         llama = self.arch == 'llama'
@@ -60,7 +60,7 @@ class GPTConfig:
         if self.head_dim is None and self.n_embd % self.n_head:  # (pretrained LLaMA-style models may set another)
             raise ValueError(f"n_embd={self.n_embd} is not a multiple of n_head={self.n_head}")
         self.head_dim = self.head_dim or self.n_embd // self.n_head
-        self.norm_eps = self.norm_eps or (1e-6 if llama else 1e-5)
+        self.norm_eps = (1e-6 if llama else 1e-5) if self.norm_eps is None else self.norm_eps  # (0 is transformers')
 
     @property
     def gelu_mlp(self):
@@ -155,7 +155,7 @@ class CausalSelfAttention(nn.Module):
 
     def __init__(self, config, impl):
         super().__init__()
-        self.n_head, self.n_kv_head = config.n_head, config.n_kv_head or config.n_head
+        self.n_head, self.n_kv_head = config.n_head, config.n_kv_head
         self.head_dim = config.head_dim
         # query, key and value projections in one matmul; k and v have n_kv_head heads
         self.c_attn = nn.Linear(config.n_embd, (self.n_head + 2 * self.n_kv_head) * self.head_dim, bias=config.bias)

@@ -113,7 +113,7 @@ def op_cases(ops, config, B, dtype, device, recompute='none'):
     model calls them (model.py), at batch B x config.block_size; the loss with the model's chunk; GELU
     in the form the model asks for, or the whole MLP where the model runs it as one op (kernels.gelu_mlp)."""
     T, C, H, V = config.block_size, config.n_embd, config.mlp_hidden, config.vocab_size
-    nh, nkv = config.n_head, config.n_kv_head or config.n_head
+    nh, nkv = config.n_head, config.n_kv_head
     hs = C // nh
     act = lambda *s: torch.randn(*s, device=device, dtype=dtype, requires_grad=True)
     par = lambda n: (1 + 0.1 * torch.randn(n, device=device)).requires_grad_()

@@ -73,6 +73,29 @@ def test_a_transformers_folder_loads_with_its_logits(arch, tie, tmp_path):
     assert_same_logits(model, reference)
 
 
+@pytest.mark.parametrize("arch, case", [('gpt2', 'another head'), ('gpt2', 'eps 0'), ('llama', 'another head'),
+                                        ('llama', 'eps 0'), ('llama', 'rope_theta twice')])
+def test_a_folder_reads_as_transformers_reads_it(arch, case, tmp_path):
+    """What transformers reads its own way: a tied config whose file holds a head other than the embedding (it loads
+    untied), a norm eps of 0 (not the default), rope_parameters' rope_theta beside a stale top-level one."""
+    (gpt2_folder if arch == 'gpt2' else llama_folder)(tmp_path, tie=True)
+    config = json.loads((tmp_path / 'config.json').read_text())
+    if case == 'another head':
+        from safetensors.torch import load_file, save_file
+        weights = load_file(tmp_path / 'model.safetensors')
+        weights['lm_head.weight'] = torch.randn(VOCAB, 32, generator=torch.Generator().manual_seed(2))
+        save_file(weights, tmp_path / 'model.safetensors', metadata={'format': 'pt'})
+    elif case == 'eps 0':
+        config['layer_norm_epsilon' if arch == 'gpt2' else 'rms_norm_eps'] = 0.0
+    else:
+        assert config['rope_parameters']['rope_theta'] == 500.0
+        config['rope_theta'] = 10000.0
+    (tmp_path / 'config.json').write_text(json.dumps(config))
+    model = ours(tmp_path)
+    assert model.config.tie_embeddings == (case != 'another head')
+    assert_same_logits(model, AutoModelForCausalLM.from_pretrained(tmp_path, dtype=torch.float32).eval())
+
+
 def test_a_gpt2_size_comes_from_the_hub(tmp_path, monkeypatch):
     """init_from='gpt2-medium' (a size, as nanoGPT names them): huggingface_hub's snapshot_download of the
     openai-community repository, config.json and model.safetensors only (here a stand-in serving a tiny folder);

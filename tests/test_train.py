@@ -441,6 +441,15 @@ def user_error(p, *phrases):
     for phrase in phrases:
         assert phrase in lines[0], lines[0]
 
+def test_resume_takes_settings_the_model_reads_as_its_own(data_root, tmp_path):
+    """A resume is not refused for settings the saved model reads the same: llama's bias (it has none), n_kv_head
+    given where it was left out (None is n_head)."""
+    base = [*TINY, f'--dataset={data_root}/shakespeare_char', f'--out_dir={tmp_path}', '--device=cpu',
+            '--arch=llama', '--bias=True', '--eval_interval=2']
+    run('train.py', *base, '--max_iters=2')
+    p = run('train.py', *base, '--n_kv_head=2', '--init_from=resume', '--max_iters=4')
+    assert "resumed at iter 3" in p.stdout and "(iter 4)" in p.stdout, p.stdout
+
 @pytest.mark.xdist_group('trained')
 def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
     out_dir, _ = trained
