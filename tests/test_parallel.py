@@ -77,7 +77,7 @@ def test_the_estimate_of_an_fsdp_rank(arch, tmp_path):
 
 
 @pytest.mark.parametrize("config, params, shape", [
-    ('train_gpt2_xl.py', 1.56e9, dict(n_layer=48, n_embd=1600, head_dim=64, n_kv_head=None, block_size=1024)),
+    ('train_gpt2_xl.py', 1.56e9, dict(n_layer=48, n_embd=1600, head_dim=64, n_kv_head=25, block_size=1024)),
     ('train_llama_1b.py', 1.08e9, dict(n_layer=22, n_embd=2048, head_dim=128, n_kv_head=4, block_size=2048))])
 def test_the_large_configs_and_their_memory(config, params, shape):
     """The configs build the models they say (on the meta device: no memory), and their estimate says what
