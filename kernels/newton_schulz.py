@@ -66,12 +66,14 @@ def _iterate(G, steps, dtype, advance):
     return X.mT if tall else X
 
 def _step_ref(X, first, left):
+    """One step as torch.optim.Muon takes it: each product and its sum rounded once (addmm)."""
     a, b, c = COEFFICIENTS
+    add_product = torch.baddbmm if X.dim() == 3 else torch.addmm  # beta C + alpha P Q
     if first:
         X = _normalised(X)
     A = X @ X.mT
-    B = b * A + c * A @ A
-    return a * X + B @ X, 1
+    B = add_product(A, A, A, beta=b, alpha=c)
+    return add_product(X, B, X, beta=a), 1
 
 @torch.no_grad()
 def newton_schulz_ref(G, steps=5, dtype=torch.bfloat16):
