@@ -232,6 +232,33 @@ def read_tokenizer(folder):
     return tokenizer
 
 
+def preparing_tokenizer(folder):
+    """A prepare script's --tokenizer as (encode, the end-of-text id, the vocabulary files {name: text}): GPT-2 BPE's
+    for None (<|endoftext|>; no files), else a Hugging Face folder's tokenizer.json (the eos id its
+    generation_config.json or tokenizer_config.json names, None where neither does; its files, kept beside the
+    tokens). Exits with one line for a folder without a readable tokenizer.json, or with ids past uint16."""
+    if folder is None:
+        enc = gpt2_encoding()
+        return enc.encode_ordinary, enc.eot_token, {}
+    try:
+        tokenizer = read_tokenizer(folder)
+        if tokenizer is None:
+            raise ValueError(f"{folder} holds no tokenizer.json")
+        encode, _, path, n_tokens = subword_tokenizer(tokenizer, None)
+    except ValueError as e:
+        sys.exit(f"error: {e}")
+    if n_tokens > 2**16:  # train.py reads the tokens as uint16
+        sys.exit(f"error: {path} has {n_tokens:,} tokens, whose ids do not fit in uint16")
+    files = tokenizer['files']
+    eos = json.loads(files.get('generation_config.json', '{}')).get('eos_token_id')
+    eos = eos[0] if isinstance(eos, list) else eos  # (several: the first)
+    if eos is None:  # else tokenizer_config.json's token (a string, or an AddedToken's dict), as one id
+        token = json.loads(files.get('tokenizer_config.json', '{}')).get('eos_token')
+        ids = encode(token['content'] if isinstance(token, dict) else token) if token else []
+        eos = ids[0] if len(ids) == 1 else None
+    return encode, eos, files
+
+
 def fitting_tokenizer(init_from, tokenizer, dataset_tokenizer, data_dir):
     """The Hugging Face tokenizer a run trains with: a new model's (init_from 'scratch') is its dataset's (prepare.py
     --tokenizer writes one there), any other the model's (None: GPT-2 BPE or characters), checked against the

@@ -1,8 +1,9 @@
 """
-OpenWebText (or a local corpus) tokenised with GPT-2 BPE into train.bin/val.bin.
-Each document is followed by the <|endoftext|> token so the model learns where
-documents end. The full download is ~54GB in the Hugging Face cache and gives
-~9B train tokens (~17GB train.bin).
+OpenWebText (or a local corpus) tokenised with GPT-2 BPE into train.bin/val.bin, or with a
+Hugging Face folder's tokenizer.json (--tokenizer=FOLDER, kept beside the tokens, as
+data/shakespeare/prepare.py keeps it). Each document is followed by the end-of-text token
+(<|endoftext|>, or the folder's eos) so the model learns where documents end. The full
+download is ~54GB in the Hugging Face cache and gives ~9B train tokens (~17GB train.bin).
 """
 import argparse
 import glob
@@ -14,20 +15,26 @@ from datasets import load_dataset
 from tqdm import tqdm
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from data.common import gpt2_encoding, write_vocabulary
+from data.common import preparing_tokenizer, write_vocabulary
 
 here = os.path.dirname(os.path.abspath(__file__))
-parser = argparse.ArgumentParser(description="Tokenise OpenWebText (or local .txt documents) with GPT-2 BPE.")
+parser = argparse.ArgumentParser(description="Tokenise OpenWebText (or local .txt documents) with GPT-2 BPE or a "
+                                             "Hugging Face folder's tokenizer.")
 parser.add_argument("--input", help="a local text file, its paragraphs (blank-line separated) the documents, or a "
                                     "folder of .txt files, one document each (default: download openwebtext from "
                                     "the Hugging Face Hub)")
 parser.add_argument("--out_dir", default=here, help="where train.bin/val.bin go (default: %(default)s)")
 parser.add_argument("--num_proc", type=int, default=max(1, os.cpu_count() // 2), help="worker processes")
 parser.add_argument("--test_size", type=float, default=0.0005, help="fraction of documents held out for val")
+parser.add_argument("--tokenizer", help="a Hugging Face folder whose tokenizer.json to use (the model init_from will "
+                                        "read), instead of GPT-2 BPE")
 args = parser.parse_args()
 
-gpt2_encoding()  # load it now: fails before any slow work, and forked workers inherit the cached copy
-write_vocabulary(args.out_dir, {})  # GPT-2 BPE: no vocabulary file (an earlier one would misname these tokens)
+encode, end_of_text, vocabulary = preparing_tokenizer(args.tokenizer)  # before any slow work
+if end_of_text is None:
+    sys.exit(f"error: {args.tokenizer} names no eos token (generation_config.json's eos_token_id or "
+             f"tokenizer_config.json's eos_token) to end each document with")
+write_vocabulary(args.out_dir, vocabulary)  # in place of an earlier one, which would misname these tokens
 
 if args.input is None:
     try:
@@ -57,9 +64,7 @@ split_dataset["val"] = split_dataset.pop("test")
 
 
 def tokenize(example):
-    enc = gpt2_encoding()  # runs in a worker process: cached there, inherited when forked
-    ids = enc.encode_ordinary(example["text"])
-    ids.append(enc.eot_token)
+    ids = encode(example["text"]) + [end_of_text]
     return {"ids": ids, "len": len(ids)}
 
 
@@ -69,7 +74,7 @@ os.makedirs(args.out_dir, exist_ok=True)
 for split, dset in tokenized.items():
     n_tokens = int(np.sum(dset.with_format("numpy")["len"]))
     path = os.path.join(args.out_dir, f"{split}.bin")
-    # GPT-2 ids are < 2**16; a memmap lets the file be written in pieces larger corpora need
+    # the ids are < 2**16 (preparing_tokenizer); a memmap lets the file be written in pieces larger corpora need
     arr = np.memmap(path, dtype=np.uint16, mode="w+", shape=(n_tokens,))
     num_shards = min(1024, len(dset))
     idx = 0
