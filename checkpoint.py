@@ -199,7 +199,7 @@ def check_fits(source, saved, asked, fix):
     differ = [k for k in asked if saved[k] != wanted[k]]
     if differ:
         raise ValueError(f"{source} has " + ", ".join(f"{k}={saved[k]!r}" for k in differ)
-                         + " but this run asks for " + ", ".join(f"{k}={asked[k]!r}" for k in differ)
+                         + " but this run asks for " + ", ".join(f"{k}={wanted[k]!r}" for k in differ)
                          + (" (the vocabulary of the run's dataset)" if 'vocab_size' in differ else "") + f": {fix}")
 
 

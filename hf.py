@@ -101,10 +101,10 @@ def read_weights(folder):
         raise ValueError(f"{folder}: cannot read the weights ({first_line(e)})") from None
 
 
-def ours_from_hf(tensors, args):
-    """Our state dict from a checkpoint's tensors (with or without the 'transformer.' / 'model.' prefixes). A tied
-    model's file may hold the embedding twice; where it holds another head, the model loads untied
-    (args['tie_embeddings'] set False), as transformers loads it."""
+def ours_from_hf(tensors, args, source):
+    """Our state dict from the tensors of checkpoint `source` (with or without the 'transformer.' / 'model.'
+    prefixes). A tied model's file may hold the embedding twice; where it holds another head, the model loads untied
+    (args['tie_embeddings'] set False, one printed line), as transformers loads it."""
     head = tensors.get('lm_head.weight')
     if args['arch'] == 'gpt2':
         sd = {k.removeprefix('transformer.'): v for k, v in tensors.items()
@@ -125,6 +125,9 @@ def ours_from_hf(tensors, args):
     wte = out['transformer.wte.weight']
     if args['tie_embeddings'] and head is not None and head.data_ptr() != wte.data_ptr():  # (not one tensor twice)
         args['tie_embeddings'] = head.shape == wte.shape and torch.equal(head, wte)
+        if not args['tie_embeddings']:
+            print(f"{source}: config.json ties the LM head to the embedding, but the weights hold another head: "
+                  f"loaded untied, as transformers loads it")
     if head is None and not args['tie_embeddings']:
         raise KeyError('lm_head.weight')
     out['lm_head.weight'] = wte if args['tie_embeddings'] else head
@@ -151,7 +154,7 @@ def load(init_from, block_size=None):
     except KeyError as e:
         raise ValueError(f"{folder}: config.json has no {e.args[0]!r}") from None
     try:
-        sd = ours_from_hf(read_weights(folder), args)
+        sd = ours_from_hf(read_weights(folder), args, folder)
     except KeyError as e:
         raise ValueError(f"{folder}: the weights do not match config.json's model (at {e.args[0]})") from None
     if block_size is not None and block_size > args['block_size']:

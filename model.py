@@ -51,7 +51,7 @@ class GPTConfig:
             raise ValueError(f"arch must be one of {tuple(ARCH_OPS)}, got {self.arch!r}")
         if self.gelu_approximate not in GELU_FORMS:
             raise ValueError(f"gelu_approximate must be one of {GELU_FORMS}, got {self.gelu_approximate!r}")
-        kv_heads = self.n_kv_head = self.n_kv_head or self.n_head
+        kv_heads = self.n_kv_head = self.n_head if self.n_kv_head is None else self.n_kv_head
         if min(self.n_layer, self.n_head, kv_heads, self.n_embd, self.block_size) < 1 or self.n_head % kv_heads:
             raise ValueError("n_layer, n_head, n_kv_head, n_embd, block_size: each >= 1, n_kv_head a divisor of n_head")
         llama = self.arch == 'llama'

@@ -63,7 +63,7 @@ def memory_per_rank(model, tokens, micro_steps, world_size, fsdp, dtype, fused_l
         parts["AdamW's matmul copies"] = copies
     if not fsdp and world_size > 1:
         parts['gradient buckets'] = 4 * n
-    d, q, kv, h = c.n_embd, c.n_head * c.head_dim, (c.n_kv_head or c.n_head) * c.head_dim, c.mlp_hidden
+    d, q, kv, h = c.n_embd, c.n_head * c.head_dim, c.n_kv_head * c.head_dim, c.mlp_hidden
     if c.arch == 'gpt2':  # a token's: the LayerNorms' inputs; c_attn's input, q, k, v, the attention's output;
         layer = 2 * 4 * d + e * (d + q + 2 * kv + q + d + 2 * h)  # c_fc's input, GELU's input and output
     else:  # the RMSNorms' inputs and normalised inputs; c_attn's input, q and k rotated, v, the attention's output;

@@ -21,6 +21,7 @@ import numpy as np
 
 TINY_SHAKESPEARE_URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 GPT2_VOCAB_SIZE = 50257  # GPT-2 BPE's tokens, <|endoftext|> the last
+TOKEN_LIMIT = 2**16  # train.py reads token files as uint16: the ids a dataset may hold are below this
 
 
 def read_text(path, url, cache_file):
@@ -63,8 +64,8 @@ def text_and_args(script_file, description, tokenizer=False):
 def write_splits(out_dir, train_ids, val_ids, vocabulary):
     """train.bin and val.bin, and the dataset's vocabulary {name: text} (write_vocabulary), each checked first."""
     splits = {split: np.asarray(ids, dtype=np.int64) for split, ids in (("train", train_ids), ("val", val_ids))}
-    for ids in splits.values():  # train.py reads the files as uint16, which only holds ids below 2**16
-        if ids.size and ids.max() >= 2**16:
+    for ids in splits.values():
+        if ids.size and ids.max() >= TOKEN_LIMIT:
             sys.exit(f"error: token id {ids.max()} does not fit in uint16")
     write_vocabulary(out_dir, vocabulary)
     os.makedirs(out_dir, exist_ok=True)
@@ -235,8 +236,9 @@ def read_tokenizer(folder):
 def preparing_tokenizer(folder):
     """A prepare script's --tokenizer as (encode, the end-of-text id, the vocabulary files {name: text}): GPT-2 BPE's
     for None (<|endoftext|>; no files), else a Hugging Face folder's tokenizer.json (the eos id its
-    generation_config.json or tokenizer_config.json names, None where neither does; its files, kept beside the
-    tokens). Exits with one line for a folder without a readable tokenizer.json, or with ids past uint16."""
+    generation_config.json or config.json names, else its tokenizer_config.json's eos_token, else None; its files,
+    kept beside the tokens). Either encodes special tokens' text as text. Exits with one line for a folder without a
+    readable tokenizer.json, or with ids past uint16."""
     if folder is None:
         enc = gpt2_encoding()
         return enc.encode_ordinary, enc.eot_token, {}
@@ -244,18 +246,23 @@ def preparing_tokenizer(folder):
         tokenizer = read_tokenizer(folder)
         if tokenizer is None:
             raise ValueError(f"{folder} holds no tokenizer.json")
-        encode, _, path, n_tokens = subword_tokenizer(tokenizer, None)
     except ValueError as e:
         sys.exit(f"error: {e}")
-    if n_tokens > 2**16:  # train.py reads the tokens as uint16
-        sys.exit(f"error: {path} has {n_tokens:,} tokens, whose ids do not fit in uint16")
+    from tokenizers import Tokenizer
     files = tokenizer['files']
-    eos = json.loads(files.get('generation_config.json', '{}')).get('eos_token_id')
-    eos = eos[0] if isinstance(eos, list) else eos  # (several: the first)
-    if eos is None:  # else tokenizer_config.json's token (a string, or an AddedToken's dict), as one id
+    hf_tokenizer = Tokenizer.from_str(files['tokenizer.json'])  # (read_tokenizer has read it)
+    if hf_tokenizer.get_vocab_size() > TOKEN_LIMIT:
+        sys.exit(f"error: {folder}'s tokenizer.json has {hf_tokenizer.get_vocab_size():,} tokens, whose ids do not "
+                 f"fit in uint16")
+    eos = json.loads(files.get('generation_config.json', '{}')).get('eos_token_id')  # (config.json's, read_tokenizer)
+    eos = (eos or [None])[0] if isinstance(eos, list) else eos  # (several: the first)
+    if eos is None:  # a string, or an AddedToken's dict
         token = json.loads(files.get('tokenizer_config.json', '{}')).get('eos_token')
-        ids = encode(token['content'] if isinstance(token, dict) else token) if token else []
-        eos = ids[0] if len(ids) == 1 else None
+        eos = hf_tokenizer.token_to_id(token['content'] if isinstance(token, dict) else token) if token else None
+
+    def encode(text):
+        hf_tokenizer.encode_special_tokens = True  # "</s>" in a text is text (a copy in a worker process forgets it)
+        return hf_tokenizer.encode(text, add_special_tokens=False).ids
     return encode, eos, files
 
 

@@ -40,6 +40,8 @@ spectra, nor all five as one (up to divergence): docs/perf-notes.md.
 
 Constraints: G (M, N) or (B, M, N), fp32, bf16 or fp16; M, N >= 1.
 """
+import math
+
 import torch
 
 from kernels.backend import triton, tl, use_triton, cdiv, INTERPRET
@@ -66,20 +68,20 @@ def _iterate(G, steps, dtype, advance):
     return X.mT if tall else X
 
 def _step_ref(X, first, left):
-    """One step as torch.optim.Muon takes it: each product and its sum rounded once (addmm)."""
+    """One step of a stack X (B, M, N) as torch.optim.Muon takes it: each product and its sum rounded once."""
     a, b, c = COEFFICIENTS
-    add_product = torch.baddbmm if X.dim() == 3 else torch.addmm  # beta C + alpha P Q
     if first:
         X = _normalised(X)
     A = X @ X.mT
-    B = add_product(A, A, A, beta=b, alpha=c)
-    return add_product(X, B, X, beta=a), 1
+    B = torch.baddbmm(A, A, A, beta=b, alpha=c)
+    return torch.baddbmm(X, B, X, beta=a), 1
 
 @torch.no_grad()
 def newton_schulz_ref(G, steps=5, dtype=torch.bfloat16):
     """The published iteration in PyTorch, in `dtype` (bf16 as Muon runs it; the tests'
     reference runs it in fp64)."""
-    return _iterate(G, steps, dtype, _step_ref)
+    stack = G.reshape(math.prod(G.shape[:-2]), *G.shape[-2:])  # any leading dimensions as one
+    return _iterate(stack, steps, dtype, _step_ref).reshape(G.shape)
 
 @triton.jit
 def _newton_schulz_gram_kernel(

@@ -119,12 +119,12 @@ def test_openwebtext_local_folder(tmp_path):
 
 @pytest.mark.parametrize("eos_from", ["generation_config.json", "tokenizer_config.json", "nowhere"])
 def test_openwebtext_with_a_folders_tokenizer(eos_from, tmp_path):
-    """--tokenizer=FOLDER: the folder tokenizer's ids (the tokenizers library's own encode), each document ended by its
-    eos (generation_config.json's id, else tokenizer_config.json's token), the tokenizer kept beside the tokens; a
-    folder that names no eos is refused in one line."""
+    """--tokenizer=FOLDER: the folder tokenizer's ids (the tokenizers library's own encode, special tokens' text as
+    text), each document ended by its eos (generation_config.json's id, else tokenizer_config.json's token), the
+    tokenizer kept beside the tokens; a folder that names no eos (an empty list of ids) is refused in one line."""
     pytest.importorskip('datasets', reason="requirements.txt's datasets is not installed here")
     from tokenizers import ByteLevelBPETokenizer, Tokenizer
-    docs = [make_text(k) for k in (3, 5, 7, 9)]
+    docs = [make_text(k) for k in (3, 5, 7)] + [make_text(9) + "A document may say </s> or <s> as text.\n"]
     (tmp_path / "docs").mkdir()
     for i, doc in enumerate(docs):
         (tmp_path / "docs" / f"doc{i}.txt").write_text(doc, encoding="utf-8")
@@ -134,23 +134,24 @@ def test_openwebtext_with_a_folders_tokenizer(eos_from, tmp_path):
     bpe.train_from_iterator(docs, vocab_size=400, special_tokens=["<s>", "</s>"])
     bpe.save(str(folder / "tokenizer.json"))
     eos = {"generation_config.json": '{"eos_token_id": [1, 0]}',
-           "tokenizer_config.json": '{"eos_token": {"content": "</s>", "special": true}}'}.get(eos_from)
-    if eos:
-        (folder / eos_from).write_text(eos)
+           "tokenizer_config.json": '{"eos_token": {"content": "</s>", "special": true}}',
+           "nowhere": '{"eos_token_id": []}'}[eos_from]
+    (folder / ("generation_config.json" if eos_from == "nowhere" else eos_from)).write_text(eos)
     r = run_prepare("openwebtext", "--input", tmp_path / "docs", "--out_dir", tmp_path / "out", "--num_proc", 2,
                     "--tokenizer", folder, tmp_path=tmp_path)
     if eos_from == "nowhere":
         assert r.returncode != 0 and r.stderr.strip().splitlines() == [
-            f"error: {folder} names no eos token (generation_config.json's eos_token_id or tokenizer_config.json's "
-            f"eos_token) to end each document with"], r.stderr
+            f"error: {folder} names no eos token (generation_config.json's or config.json's eos_token_id, "
+            f"tokenizer_config.json's eos_token) to end each document with"], r.stderr
         return
     assert r.returncode == 0, r.stderr
     hf = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    hf.encode_special_tokens = True
     ids = np.concatenate(load_splits(tmp_path / "out"))
     ends = np.flatnonzero(ids == 1)  # '</s>'
     found = [ids[start:end].tolist() for start, end in zip(np.r_[0, ends[:-1] + 1], ends)]
     assert ends[-1] == len(ids) - 1 and sorted(found) == sorted(hf.encode(doc).ids for doc in docs)
-    assert sorted(os.listdir(tmp_path / "out")) == sorted(["train.bin", "val.bin", "tokenizer.json"] + [eos_from])
+    assert sorted(os.listdir(tmp_path / "out")) == sorted(["train.bin", "val.bin", "tokenizer.json", eos_from])
 
 
 def test_openwebtext_local_file_of_paragraphs(tmp_path):

@@ -75,7 +75,7 @@ def test_a_transformers_folder_loads_with_its_logits(arch, tie, tmp_path):
 
 @pytest.mark.parametrize("arch, case", [('gpt2', 'another head'), ('gpt2', 'eps 0'), ('llama', 'another head'),
                                         ('llama', 'eps 0'), ('llama', 'rope_theta twice')])
-def test_a_folder_reads_as_transformers_reads_it(arch, case, tmp_path):
+def test_a_folder_reads_as_transformers_reads_it(arch, case, tmp_path, capsys):
     """What transformers reads its own way: a tied config whose file holds a head other than the embedding (it loads
     untied), a norm eps of 0 (not the default), rope_parameters' rope_theta beside a stale top-level one."""
     (gpt2_folder if arch == 'gpt2' else llama_folder)(tmp_path, tie=True)
@@ -93,6 +93,7 @@ def test_a_folder_reads_as_transformers_reads_it(arch, case, tmp_path):
     (tmp_path / 'config.json').write_text(json.dumps(config))
     model = ours(tmp_path)
     assert model.config.tie_embeddings == (case != 'another head')
+    assert ("loaded untied, as transformers loads it" in capsys.readouterr().out) == (case == 'another head')
     assert_same_logits(model, AutoModelForCausalLM.from_pretrained(tmp_path, dtype=torch.float32).eval())
 
 
@@ -141,7 +142,7 @@ def test_real_models_map_at_full_size(name, tmp_path):
         reference = (GPT2LMHeadModel(GPT2Config(**config)) if config['model_type'] == 'gpt2'
                      else LlamaForCausalLM(LlamaConfig(**config)))
         model = GPT(GPTConfig(**args))
-    checkpoint.matched(model.state_dict(), hf.ours_from_hf(reference.state_dict(), args), name)
+    checkpoint.matched(model.state_dict(), hf.ours_from_hf(reference.state_dict(), args, name), name)
     assert sum(p.numel() for p in model.parameters()) == reference.num_parameters() == count
 
 

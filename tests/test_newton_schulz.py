@@ -126,3 +126,7 @@ def test_steps_and_shapes_are_checked(device):
     assert torch.equal(kernels.newton_schulz(G, steps=0, backend="triton"), X / (X.norm() + NS.EPS))
     with pytest.raises(RuntimeError, match="is not"):
         kernels.newton_schulz(torch.randn(2, 2, 3, 4, device=device), backend="triton")
+    for shape in [(2, 2, 3, 4), (0, 5), (2, 0, 5)]:  # 'auto' gives them to PyTorch: each matrix on its own
+        G = torch.randn(shape, device=device)
+        want = torch.stack([NS.newton_schulz_ref(g) for g in (G.flatten(0, -3) if G.dim() > 2 else G[None])])
+        assert torch.equal(kernels.newton_schulz(G), want.reshape(shape))

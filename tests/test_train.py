@@ -483,6 +483,7 @@ def test_user_errors_are_one_line(trained, data_root, tmp_path, device):
         (['--batch_size=0', '--grad_clip=-1'],  # a negative grad_clip would flip the gradients
          ["batch_size=0 must be at least 1; grad_clip=-1.0 must be at least 0"]),
         (['--arch=llama', '--n_kv_head=3'], ["n_kv_head a divisor of n_head"]),
+        (['--n_kv_head=0'], ["each >= 1"]),  # None is n_head, 0 is no heads
         (['--device=gpu'], ["device must be"]),
         (['--batch_size=None'], ["--batch_size expects int, got None"]),  # None only where a key takes it
         (['--ddp_timeout=0'], ["ddp_timeout=0 must be at least 1"]),

@@ -32,7 +32,7 @@ args = parser.parse_args()
 
 encode, end_of_text, vocabulary = preparing_tokenizer(args.tokenizer)  # before any slow work
 if end_of_text is None:
-    sys.exit(f"error: {args.tokenizer} names no eos token (generation_config.json's eos_token_id or "
+    sys.exit(f"error: {args.tokenizer} names no eos token (generation_config.json's or config.json's eos_token_id, "
              f"tokenizer_config.json's eos_token) to end each document with")
 write_vocabulary(args.out_dir, vocabulary)  # in place of an earlier one, which would misname these tokens
 
@@ -74,7 +74,7 @@ os.makedirs(args.out_dir, exist_ok=True)
 for split, dset in tokenized.items():
     n_tokens = int(np.sum(dset.with_format("numpy")["len"]))
     path = os.path.join(args.out_dir, f"{split}.bin")
-    # the ids are < 2**16 (preparing_tokenizer); a memmap lets the file be written in pieces larger corpora need
+    # the ids are below TOKEN_LIMIT (preparing_tokenizer); a memmap lets the file be written in pieces larger corpora need
     arr = np.memmap(path, dtype=np.uint16, mode="w+", shape=(n_tokens,))
     num_shards = min(1024, len(dset))
     idx = 0
