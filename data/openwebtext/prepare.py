@@ -74,7 +74,7 @@ os.makedirs(args.out_dir, exist_ok=True)
 for split, dset in tokenized.items():
     n_tokens = int(np.sum(dset.with_format("numpy")["len"]))
     path = os.path.join(args.out_dir, f"{split}.bin")
-    # the ids are below TOKEN_LIMIT (preparing_tokenizer); a memmap lets the file be written in pieces larger corpora need
+    # the ids fit (preparing_tokenizer checks); a memmap lets the file be written in the pieces larger corpora need
     arr = np.memmap(path, dtype=np.uint16, mode="w+", shape=(n_tokens,))
     num_shards = min(1024, len(dset))
     idx = 0
