@@ -250,7 +250,7 @@ def preparing_tokenizer(folder):
         sys.exit(f"error: {e}")
     from tokenizers import Tokenizer
     files = tokenizer['files']
-    hf_tokenizer = Tokenizer.from_str(files['tokenizer.json'])  # (read_tokenizer has read it)
+    hf_tokenizer = Tokenizer.from_str(files['tokenizer.json'])  # a copy of its own: encode below changes it
     if hf_tokenizer.get_vocab_size() > TOKEN_LIMIT:
         sys.exit(f"error: {folder}'s tokenizer.json has {hf_tokenizer.get_vocab_size():,} tokens, whose ids do not "
                  f"fit in uint16")
@@ -302,16 +302,24 @@ def gpt2_bpe_files():
             "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot})}
 
 
+@functools.lru_cache(maxsize=4)
+def _parsed(tokenizer_json):
+    """The tokenizers library's Tokenizer of a tokenizer.json's text, parsed once a process (a start-up reads the
+    same one several times: checked, counted, encoding prompts and HellaSwag; a large one takes ~0.5 s). Shared:
+    not to be changed."""
+    from tokenizers import Tokenizer
+    return Tokenizer.from_str(tokenizer_json)
+
+
 def subword_tokenizer(tokenizer, vocab_size):
     """(encode, decode, where from, its number of tokens) of a model without a character vocabulary: its Hugging
     Face tokenizer (as read_tokenizer returns it; the tokenizers library; the text's own tokens, none added) where it
     has one, else GPT-2's BPE where the model's vocabulary (vocab_size) holds it, else None. ValueError for a
     tokenizer.json that cannot be read, or whose tokens the model's vocabulary does not hold."""
     if tokenizer:
-        from tokenizers import Tokenizer
         path = os.path.join(tokenizer['source'], 'tokenizer.json')
         try:
-            hf_tokenizer = Tokenizer.from_str(tokenizer['files']['tokenizer.json'])
+            hf_tokenizer = _parsed(tokenizer['files']['tokenizer.json'])
         except Exception as e:  # the library's own error, whatever its type
             from configurator import first_line  # (here: the prepare scripts need no torch)
             raise ValueError(f"{path} cannot be read by the tokenizers library ({first_line(e)})") from None
