@@ -53,19 +53,21 @@ def _normalised(X):
     return X / (X.norm(dim=(-2, -1), keepdim=True) + EPS)
 
 def _iterate(G, steps, dtype, advance):
-    """What every implementation shares: G in `dtype`, transposed if tall; X, done =
-    advance(X, first, steps left) until `steps` are done (advance may take more than one
-    at a time); transposed back. The first call (first=True) gets X before its division by
-    the norm (a kernel can fold the division into its products)."""
+    """What every implementation shares: G in `dtype`, transposed if tall, as one stack
+    (B, M, N) of its matrices; X, done = advance(X, first, steps left) until `steps` are
+    done (advance may take more than one at a time); transposed back, in G's shape. The
+    first call (first=True) gets X before its division by the norm (a kernel can fold the
+    division into its products)."""
     tall = G.size(-2) > G.size(-1)
     X = (G.mT if tall else G).to(dtype)
+    X = X.reshape(math.prod(X.shape[:-2]), *X.shape[-2:])
     if not steps:
         X = _normalised(X)
     done = 0
     while done < steps:
         X, n = advance(X, done == 0, steps - done)
         done += n
-    return X.mT if tall else X
+    return (X.mT if tall else X).reshape(G.shape)
 
 def _step_ref(X, first, left):
     """One step of a stack X (B, M, N) as torch.optim.Muon takes it: each product and its sum rounded once."""
@@ -80,8 +82,7 @@ def _step_ref(X, first, left):
 def newton_schulz_ref(G, steps=5, dtype=torch.bfloat16):
     """The published iteration in PyTorch, in `dtype` (bf16 as Muon runs it; the tests'
     reference runs it in fp64)."""
-    stack = G.reshape(math.prod(G.shape[:-2]), *G.shape[-2:])  # any leading dimensions as one
-    return _iterate(stack, steps, dtype, _step_ref).reshape(G.shape)
+    return _iterate(G, steps, dtype, _step_ref)
 
 @triton.jit
 def _newton_schulz_gram_kernel(
@@ -204,5 +205,4 @@ def newton_schulz(G, steps=5, backend="auto", sumsq=None):
     if not use_triton("newton_schulz", backend, G, limit=limit):
         return newton_schulz_ref(G, steps)
     advance = lambda X, first, left: _advance_triton(X, first, left, sumsq)
-    X = _iterate(G if G.dim() == 3 else G[None], steps, torch.bfloat16, advance)
-    return X if G.dim() == 3 else X[0]
+    return _iterate(G, steps, torch.bfloat16, advance)
