@@ -359,7 +359,7 @@ if steps:
           f"(tolerance {loss_tolerance})")
 
 # 2. each op alone (bench_kernels.py) --------------------------------------------------
-kernel_sizes = (batch_size, block_size, n_embd, n_head, n_kv_head, vocab_size,
+kernel_sizes = (batch_size, block_size, n_embd, n_head, gptconf.n_kv_head, vocab_size,
                 GPTConfig(n_embd=n_embd, n_head=n_head, arch='llama').mlp_hidden)
 if kernels:
     print("\nEach op alone: forward, backward, forward+backward" + ('' if cuda else ' (CPU: eager, small sizes)'),

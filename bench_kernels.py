@@ -154,7 +154,7 @@ def model_and_sweep_cases(batch_size, block_size, n_embd, n_head, n_kv_head, voc
     make = CaseMaker(dtype, device)
     norm, gelu, swiglu, rotary, attention, cross_entropy, rowwise_fp8 = (
         make.norm, make.gelu, make.swiglu, make.rotary, make.attention, make.cross_entropy, make.rowwise_fp8)
-    M, C, hkv = batch_size * block_size, n_embd, n_kv_head or n_head
+    M, C, hkv = batch_size * block_size, n_embd, n_kv_head
     cases = [norm(op, M, C) for op in ('layer_norm', 'layer_norm + residual', 'rms_norm', 'rms_norm + residual')]
     cases += [gelu(M, 4 * C), swiglu(M, swiglu_hidden), rotary(batch_size, n_head, hkv, block_size, C // n_head),
               rotary(batch_size, n_head, hkv, block_size, C // n_head, packed=True),
